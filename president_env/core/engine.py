@@ -1,0 +1,756 @@
+"""The batched rules engine: pure functions over :class:`State`.
+
+``init`` deals B sessions, ``step`` applies one action per game, ``legal_action_mask``
+reads the ``(B, A)`` mask. A session runs through hands on its own: the end of a
+hand scores it, reseats, deals the next hand and plays its forced exchange, so a
+caller only ever supplies decisions (give-backs and plays). Options that are off
+never run their code.
+
+Every deal is derived from the game's 64-bit key and the hand number by a counter
+based hash, so a game plays the same whether it is stepped alone or in any batch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from .actions import action_table, describe_action
+from .cards import WILD, Tables, tables
+from .rules import Rules
+from .state import EXCHANGE, OVER, PLAY, State
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in its game (or a malformed batch of actions)."""
+
+
+# --------------------------------------------------------------------------- constants
+@dataclass(frozen=True, eq=False)
+class _Consts:
+    t: Tables
+    P: int
+    C: int
+    K: int
+    R: int
+    S: int
+    A: int
+    d: int                      # +1 clockwise, -1 counter-clockwise
+    act_rank: np.ndarray        # (A,) play rank, -1 for pass
+    act_size: np.ndarray        # (A,)
+    play_kind: np.ndarray       # (R,) kind of each play rank (-1 for WILD)
+    nat_kinds: np.ndarray       # (Rn,) kinds of the non-WILD play ranks
+    wild_kinds: np.ndarray      # kinds that are wild
+    kind_starts: np.ndarray     # first card index of each kind
+    sizes: np.ndarray           # (S,) 1..S
+    trump_play: np.ndarray      # (R,) bool
+    reset_play: np.ndarray      # (R,) bool
+    forbidden_card: np.ndarray  # (C,) bool
+    transparent: int            # play rank or -1
+    eight: int                  # play rank of 8 or -1
+    points: np.ndarray          # (P,) points by finishing position
+    give: tuple[int, ...]       # cards given up per exchange pair
+    back_sched: np.ndarray      # pair index of each give-back decision
+    lowest_cards: np.ndarray    # card indices of the lowest card (two with two decks)
+
+
+@lru_cache(maxsize=128)
+def _consts(rules: Rules) -> _Consts:
+    t = tables(rules)
+    at = action_table(rules)
+    R = t.n_play_ranks
+    kinds = t.kinds
+    def play_mask(ranks: frozenset[str]) -> np.ndarray:
+        return np.array([t.play_ranks[p] in ranks for p in range(R)], dtype=bool)
+    starts = np.searchsorted(t.card_kind, np.arange(t.n_kinds))
+    pairs = rules.exchange_pairs
+    sched = [k for k, (_, back) in enumerate(pairs) for _ in range(back)]
+    lowest_name = t.card_names[t.lowest_card]
+    return _Consts(
+        t=t, P=rules.players, C=t.n_cards, K=t.n_kinds, R=R, S=rules.max_set, A=at.n,
+        d=1 if rules.direction == "clockwise" else -1,
+        act_rank=at.rank, act_size=at.size,
+        play_kind=t.play_kind,
+        nat_kinds=t.play_kind[: t.n_natural_play],
+        wild_kinds=np.flatnonzero(t.kind_wild),
+        kind_starts=starts,
+        sizes=np.arange(1, rules.max_set + 1),
+        trump_play=play_mask(rules.trump_ranks),
+        reset_play=play_mask(rules.reset_ranks),
+        forbidden_card=np.array([kinds[k] in rules.forbidden_finish for k in t.card_kind], dtype=bool),
+        transparent=t.play_ranks.index(rules.transparent_rank) if rules.transparent_rank in t.play_ranks else -1,
+        eight=t.play_ranks.index("8") if rules.eight_cut else -1,
+        points=np.array(rules.points, dtype=np.int32),
+        give=tuple(g for g, _ in pairs),
+        back_sched=np.array(sched, dtype=np.int64),
+        lowest_cards=np.flatnonzero(np.array(t.card_names) == lowest_name),
+    )
+
+
+# --------------------------------------------------------------------------- hashing
+_M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+_GOLD = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64 finaliser, element-wise on uint64 (wrapping arithmetic)."""
+    x = x.astype(np.uint64, copy=True)
+    x ^= x >> np.uint64(30)
+    x *= _M1
+    x ^= x >> np.uint64(27)
+    x *= _M2
+    x ^= x >> np.uint64(31)
+    return x
+
+
+def _hash(key: np.ndarray, *words: np.ndarray | int) -> np.ndarray:
+    h = _mix(np.asarray(key, dtype=np.uint64))
+    for w in words:
+        h = _mix(h ^ (np.asarray(w).astype(np.uint64) * _GOLD))
+    return h
+
+
+_SALT_DEALER, _SALT_DEAL, _SALT_RANKS = 1, 2, 3
+
+
+# --------------------------------------------------------------------------- init
+def make_keys(batch_size: int, seed: int | np.random.Generator | None) -> np.ndarray:
+    """B per-game keys from a seed or a ``numpy.random.Generator``."""
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    return rng.integers(0, np.iinfo(np.int64).max, size=batch_size, dtype=np.int64).astype(np.uint64)
+
+
+def init(
+    rules: Rules,
+    batch_size: int = 1,
+    seed: int | np.random.Generator | None = None,
+    *,
+    keys: np.ndarray | None = None,
+    start_ranks: str | np.ndarray | None = None,
+    dealer: int | np.ndarray | None = None,
+    deal: np.ndarray | None = None,
+    seat_player: np.ndarray | None = None,
+    hand_no: int | np.ndarray = 0,
+) -> State:
+    """Start B sessions and deal their first hand.
+
+    ``keys`` (B,) uint64 fixes each game's randomness directly (otherwise drawn from
+    ``seed``); ``start_ranks`` is ``"random"`` or a (B,P) array of last-hand
+    finishing positions by player, so the first hand is played with an exchange;
+    ``dealer`` fixes the first dealer's seat; ``deal`` (B,P,C) bool gives each
+    *player's* cards instead of shuffling; ``seat_player`` (B,P) seats the players
+    (default: player i in seat i, or by rank when reseating from ``start_ranks``).
+    """
+    c = _consts(rules)
+    if keys is None:
+        keys = make_keys(batch_size, seed)
+    keys = np.asarray(keys, dtype=np.uint64).reshape(-1)
+    B, P = keys.shape[0], c.P
+    st = _empty(c, B)
+    st.key[:] = keys
+    st.hand_no[:] = hand_no
+    st.seat_player[:] = np.arange(P)
+    ranks_by_player = None
+    if isinstance(start_ranks, str):
+        if start_ranks != "random":
+            raise ValueError(f"start_ranks must be None, 'random' or an array, got {start_ranks!r}")
+        noise = _hash(keys[:, None], _SALT_RANKS, np.arange(P)[None, :])
+        ranks_by_player = np.argsort(np.argsort(noise, axis=1), axis=1)
+    elif start_ranks is not None:
+        ranks_by_player = np.broadcast_to(np.asarray(start_ranks), (B, P))
+        if not (np.sort(ranks_by_player, axis=1) == np.arange(P)).all():
+            raise ValueError(f"start_ranks must be a permutation of 0..{P - 1} per game")
+    if ranks_by_player is not None:
+        st.last_finish[:] = ranks_by_player
+        if rules.reseat and seat_player is None:
+            st.seat_player[:] = _seating_from_ranks(c, ranks_by_player)
+    if seat_player is not None:
+        sp = np.broadcast_to(np.asarray(seat_player), (B, P))
+        if not (np.sort(sp, axis=1) == np.arange(P)).all():
+            raise ValueError(f"seat_player must be a permutation of 0..{P - 1} per game")
+        st.seat_player[:] = sp
+    if ranks_by_player is not None:
+        st.social[:] = np.take_along_axis(ranks_by_player, st.seat_player.astype(np.int64), axis=1)
+    if dealer is None:
+        if ranks_by_player is not None:
+            st.dealer[:] = np.argmax(st.social == P - 1, axis=1)
+        else:
+            st.dealer[:] = (_hash(keys, _SALT_DEALER) % np.uint64(P)).astype(np.int8)
+    else:
+        st.dealer[:] = dealer
+        if ((st.dealer < 0) | (st.dealer >= P)).any():
+            raise ValueError(f"dealer must be a seat 0..{P - 1}, got {dealer!r}")
+    hands_by_seat = None
+    if deal is not None:
+        deal = np.asarray(deal, dtype=bool)
+        if deal.shape != (B, P, c.C):
+            raise ValueError(f"deal must have shape {(B, P, c.C)} (batch, player, card), got {deal.shape}")
+        if not (deal.sum(axis=1) == 1).all():
+            raise ValueError("deal is not a split of the pack: every card must be held by exactly one player")
+        hands_by_seat = np.take_along_axis(deal, st.seat_player.astype(np.int64)[:, :, None], axis=1)
+    _start_hand(rules, c, st, hands_by_seat)
+    return st
+
+
+def _empty(c: _Consts, B: int) -> State:
+    P, C, K = c.P, c.C, c.K
+    z8 = lambda *s: np.zeros(s, dtype=np.int8)  # noqa: E731
+    return State(
+        key=np.zeros(B, np.uint64), hand_no=np.zeros(B, np.int32), phase=z8(B),
+        seat_player=z8(B, P), dealer=z8(B), social=np.full((B, P), -1, np.int8),
+        hands=np.zeros((B, P, C), bool), counts=z8(B, P, K), n_cards=z8(B, P),
+        current=z8(B), leader=z8(B), top_rank=np.full(B, -1, np.int8), top_size=z8(B),
+        top_owner=np.full(B, -1, np.int8), top_wild=np.zeros(B, bool), top_count=z8(B),
+        first_lead=np.zeros(B, bool), passed=np.zeros((B, P), bool),
+        finish=np.full((B, P), -1, np.int8), next_best=z8(B), next_worst=z8(B),
+        revolution=np.zeros(B, bool), direction=np.full(B, c.d, np.int8),
+        played=z8(B, K), discarded=z8(B, K), exch_step=z8(B),
+        exch_in=z8(B, P, K), exch_out=z8(B, P, K),
+        points=np.zeros((B, P), np.int32), hand_points=np.zeros((B, P), np.int32),
+        hand_over=np.zeros(B, bool), last_finish=np.full((B, P), -1, np.int8),
+        moved=np.zeros((B, C), bool), legal=np.zeros((B, c.A), bool),
+    )
+
+
+def _seating_from_ranks(c: _Consts, ranks_by_player: np.ndarray) -> np.ndarray:
+    """President in seat 0, the others in finishing order in the direction of play."""
+    B, P = ranks_by_player.shape
+    seat_of_rank = (np.arange(P) * c.d) % P
+    seat_player = np.zeros((B, P), np.int8)
+    players = np.argsort(ranks_by_player, axis=1)  # (B, P) player holding rank k
+    seat_player[:, seat_of_rank] = players
+    return seat_player
+
+
+def _kind_counts(c: _Consts, cards: np.ndarray) -> np.ndarray:
+    """(..., C) bool -> (..., K) int8 counts per kind (cards are sorted by kind)."""
+    return np.add.reduceat(cards.view(np.uint8), c.kind_starts, axis=-1).astype(np.int8)
+
+
+def _seat_after(c: _Consts, start: np.ndarray, direction: np.ndarray, ok: np.ndarray,
+                include_start: bool = False) -> np.ndarray:
+    """First seat after ``start`` in ``direction`` where ``ok`` (B,P) holds."""
+    B = start.shape[0]
+    steps = np.arange(0 if include_start else 1, c.P + (0 if include_start else 1))
+    seats = (start.astype(np.int64)[:, None] + direction.astype(np.int64)[:, None] * steps[None, :]) % c.P
+    hit = np.take_along_axis(ok, seats, axis=1)
+    return seats[np.arange(B), np.argmax(hit, axis=1)]
+
+
+# --------------------------------------------------------------------------- hands
+def _start_hand(rules: Rules, c: _Consts, st: State, hands_by_seat: np.ndarray | None = None) -> None:
+    """Deal (or take ``hands_by_seat``), play the forced exchange, set who acts. In place."""
+    B, P = st.batch_size, c.P
+    ar = np.arange(B)
+    has_ranks = (st.social >= 0).all(axis=1)
+    if hands_by_seat is None:
+        hands_by_seat = _deal(rules, c, st, has_ranks)
+    st.hands[:] = hands_by_seat
+    st.counts[:] = _kind_counts(c, st.hands)
+    st.n_cards[:] = st.hands.sum(axis=2)
+    st.phase[:] = PLAY
+    st.top_rank[:] = -1
+    st.top_size[:] = 0
+    st.top_owner[:] = -1
+    st.top_wild[:] = False
+    st.top_count[:] = 0
+    st.passed[:] = False
+    st.finish[:] = -1
+    st.next_best[:] = 0
+    st.next_worst[:] = P - 1
+    st.revolution[:] = False
+    st.direction[:] = c.d
+    st.played[:] = 0
+    st.discarded[:] = 0
+    st.exch_step[:] = 0
+    st.exch_in[:] = 0
+    st.exch_out[:] = 0
+    st.moved[:] = False
+    st.first_lead[:] = False
+
+    # Who leads.
+    seat_of_rank = np.argsort(np.where(has_ranks[:, None], st.social, np.arange(P)), axis=1)
+    lead_rank = 0 if rules.lead_after_first == "president" else P - 1
+    leader = seat_of_rank[:, lead_rank].astype(np.int64)
+    if not has_ranks.all():
+        dealer = st.dealer.astype(np.int64)
+        if rules.first_lead == "dealer":
+            first = dealer
+        elif rules.first_lead == "dealer_left":
+            first = (dealer + c.d) % P
+        else:
+            holds = st.hands[:, :, c.lowest_cards].any(axis=2)
+            first = _seat_after(c, dealer, st.direction, holds)
+            st.first_lead[:] = ~has_ranks
+        leader = np.where(has_ranks, leader, first)
+    st.leader[:] = leader
+    st.current[:] = leader
+
+    # The exchange: forced gifts now, give-backs as decisions.
+    if c.give and has_ranks.any():
+        g = np.flatnonzero(has_ranks)
+        for k, n in enumerate(c.give):
+            giver = seat_of_rank[g, P - 1 - k]
+            recv = seat_of_rank[g, k]
+            held = st.hands[g, giver]
+            keys = np.where(held, c.t.best_key[None, :], -1)
+            best = np.argsort(-keys, axis=1, kind="stable")[:, :n]
+            moved = np.zeros_like(held)
+            np.put_along_axis(moved, best, True, axis=1)
+            _transfer(c, st, g, giver, recv, moved)
+        st.phase[g] = EXCHANGE
+        st.current[g] = seat_of_rank[g, c.back_sched[0]]
+    _refresh_legal(rules, c, st)
+
+
+def _deal(rules: Rules, c: _Consts, st: State, has_ranks: np.ndarray) -> np.ndarray:
+    """Shuffle from (key, hand number) and deal one card at a time."""
+    B, P, C = st.batch_size, c.P, c.C
+    d = c.d
+    start = (st.dealer.astype(np.int64) + d) % P
+    order = (start[:, None] + d * np.arange(P)[None, :]) % P
+    if rules.extra_cards_to != "first_dealt" and has_ranks.any():
+        if rules.extra_cards_to == "top_ranks":
+            pres = np.argmax(st.social == 0, axis=1)
+            by_rank = (pres[:, None] + d * np.arange(P)[None, :]) % P
+        else:  # bottom_ranks: Scum first, then Vice-Scum, on up the ranking
+            by_rank = np.argsort(-st.social.astype(np.int64), axis=1)
+        order = np.where(has_ranks[:, None], by_rank, order)
+    noise = _hash(st.key[:, None], _SALT_DEAL, st.hand_no[:, None], np.arange(C)[None, :])
+    perm = np.argsort(noise, axis=1)  # perm[b, i] = i-th card dealt
+    seat = order[:, np.arange(C) % P]  # seat receiving the i-th card
+    hands = np.zeros((B, P, C), dtype=bool)
+    hands[np.arange(B)[:, None], seat, perm] = True
+    return hands
+
+
+def _transfer(c: _Consts, st: State, g: np.ndarray, giver: np.ndarray, recv: np.ndarray, cards: np.ndarray) -> None:
+    kc = _kind_counts(c, cards)
+    st.hands[g, giver] &= ~cards
+    st.hands[g, recv] |= cards
+    st.counts[g, giver] -= kc
+    st.counts[g, recv] += kc
+    n = cards.sum(axis=1).astype(np.int8)
+    st.n_cards[g, giver] -= n
+    st.n_cards[g, recv] += n
+    st.exch_out[g, giver] += kc
+    st.exch_in[g, recv] += kc
+    st.moved[g] = cards
+
+
+# --------------------------------------------------------------------------- masks
+def legal_action_mask(rules: Rules, state: State) -> np.ndarray:
+    """The (B, A) legal-action mask (a copy). A finished session allows only pass (0)."""
+    return state.legal.copy()
+
+
+def _refresh_legal(rules: Rules, c: _Consts, st: State) -> None:
+    phase = st.phase
+    if (phase == PLAY).all():
+        st.legal[:] = _play_mask(rules, c, st)
+        return
+    st.legal[:] = False
+    for ph, fn in ((PLAY, _play_mask), (EXCHANGE, _exchange_mask)):
+        idx = np.flatnonzero(phase == ph)
+        if idx.size:
+            st.legal[idx] = fn(rules, c, st.take(idx))
+    st.legal[phase == OVER, 0] = True
+
+
+def _holdings(c: _Consts, st: State) -> tuple[np.ndarray, np.ndarray]:
+    cnt = st.counts[np.arange(st.batch_size), st.current]
+    nat = cnt[:, c.nat_kinds]
+    wild = cnt[:, c.wild_kinds].sum(axis=1, dtype=np.int8) if c.t.has_wild else None
+    return nat, wild
+
+
+def _exchange_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:
+    nat, wild = _holdings(c, st)
+    m = np.zeros((st.batch_size, c.R, c.S), dtype=bool)
+    m[:, : nat.shape[1], 0] = nat > 0
+    if wild is not None:
+        m[:, -1, 0] = wild > 0
+    out = np.zeros((st.batch_size, c.A), dtype=bool)
+    out[:, 1:] = m.reshape(st.batch_size, -1)
+    return out
+
+
+def _play_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:  # noqa: C901 - one branch per option
+    B, R, S = st.batch_size, c.R, c.S
+    ar = np.arange(B)
+    nat, wild = _holdings(c, st)
+    s = c.sizes[None, None, :]                      # (1,1,S)
+    have = np.zeros((B, R, S), dtype=bool)
+    Rn = nat.shape[1]
+    if wild is None:
+        have[:] = nat[:, :, None] >= s
+    else:
+        have[:, :Rn] = (nat[:, :, None] >= 1) & (nat[:, :, None] + wild[:, None, None] >= s)
+        have[:, Rn] = wild[:, None] >= s[0]
+
+    lead = st.top_rank < 0
+    tr = np.maximum(st.top_rank, 0).astype(np.int64)
+    ts = st.top_size[:, None, None]
+    strength = c.t.strength[st.revolution.astype(np.int64)]      # (B, R)
+    top_str = strength[ar, tr]
+    higher = (strength > top_str[:, None])[:, :, None]           # (B,R,1)
+    same_rank = (np.arange(R)[None, :] == st.top_rank[:, None])[:, :, None]
+    rank_ok = higher
+    if rules.equal_rank_beats:
+        rank_ok = rank_ok | same_rank
+    if rules.size_rule == "equal":
+        beat = (s == ts) & rank_ok
+    elif rules.size_rule == "at_least":
+        beat = (s >= ts) & rank_ok
+    else:  # bigger_beats_any
+        beat = (s > ts) | ((s == ts) & rank_ok)
+    if rules.wild_tie != "equal" and wild is not None:
+        cand_natural = np.zeros((B, R, S), dtype=bool)
+        cand_natural[:, :Rn] = nat[:, :, None] >= s
+        if rules.wild_tie == "natural_higher":
+            tie = st.top_wild[:, None, None] & cand_natural
+        else:
+            tie = ~st.top_wild[:, None, None] & ~cand_natural
+        tie[:, Rn] = False  # all-wild sets of one size are equal
+        beat = beat | (same_rank & (s == ts) & tie)
+    if c.transparent >= 0:
+        beat[:, c.transparent] |= (s[0] == ts[:, 0])
+    if c.trump_play.any():
+        beat |= c.trump_play[None, :, None] & higher
+    if c.reset_play.any():
+        beat[:, c.reset_play, 0] = True
+    if rules.four_of_a_kind == "bomb":
+        beat[:, :, 3:] = True
+    if rules.complete_set_clears:
+        beat |= same_rank & ((st.top_count[:, None, None] + s) >= S)
+    legal = have & (lead[:, None, None] | beat)
+    if st.first_lead.any():
+        legal[st.first_lead] &= (np.arange(R) == c.t.lowest_play_rank)[None, :, None]
+    out = np.empty((B, c.A), dtype=bool)
+    flat = legal.reshape(B, -1)
+    out[:, 1:] = flat
+    can_pass = ~lead
+    if rules.compulsory_beat:
+        can_pass &= ~flat.any(axis=1)
+    out[:, 0] = can_pass
+    return out
+
+
+# --------------------------------------------------------------------------- step
+def step(rules: Rules, state: State, actions: np.ndarray) -> State:
+    """Apply one action per game and return the new state (``state`` is unchanged)."""
+    new = state.copy()
+    step_inplace(rules, new, actions)
+    return new
+
+
+def check_actions(rules: Rules, state: State, actions: np.ndarray) -> np.ndarray:
+    """Validate a batch of actions; raise :class:`IllegalActionError` naming the first bad one."""
+    a = np.asarray(actions)
+    B = state.batch_size
+    if a.shape != (B,):
+        raise IllegalActionError(f"expected actions of shape ({B},) for a batch of {B} games, got shape {a.shape}")
+    if a.dtype.kind not in "iu":
+        raise IllegalActionError(f"actions must be integers, got dtype {a.dtype}")
+    A = state.legal.shape[1]
+    bad = (a < 0) | (a >= A)
+    if bad.any():
+        b = int(np.argmax(bad))
+        raise IllegalActionError(f"game {b}: action {int(a[b])} is out of range 0..{A - 1}")
+    a = a.astype(np.int64)
+    ok = state.legal[np.arange(B), a]
+    if not ok.all():
+        b = int(np.argmin(ok))
+        ex = int(state.phase[b]) == EXCHANGE
+        legal = np.flatnonzero(state.legal[b]).tolist()
+        words = [describe_action(rules, i, exchange=ex) for i in legal]
+        raise IllegalActionError(
+            f"game {b}: illegal action {int(a[b])} ({describe_action(rules, int(a[b]), exchange=ex)}) "
+            f"for seat {int(state.current[b])}; legal: {dict(zip(legal, words, strict=True))}"
+        )
+    return a
+
+
+def step_inplace(rules: Rules, st: State, actions: np.ndarray) -> None:
+    """Apply one action per game to ``st`` in place (the fast path of :func:`step`)."""
+    c = _consts(rules)
+    a = check_actions(rules, st, actions)
+    st.hand_over[:] = False
+    st.hand_points[:] = 0
+    phase = st.phase
+    if (phase == PLAY).all():
+        ended = _play(rules, c, st, a)
+    else:
+        ended = np.zeros(st.batch_size, dtype=bool)
+        ex = np.flatnonzero(phase == EXCHANGE)
+        pl = np.flatnonzero(phase == PLAY)
+        if pl.size:
+            sub = st.take(pl)
+            ended[pl] = _play(rules, c, sub, a[pl])
+            st.put(pl, sub)
+        if ex.size:
+            sub = st.take(ex)
+            _give_back(rules, c, sub, a[ex])
+            st.put(ex, sub)
+        st.moved[phase == OVER] = False
+    if ended.any():
+        idx = np.flatnonzero(ended)
+        sub = st.take(idx)
+        _end_hand(rules, c, sub)
+        st.put(idx, sub)
+
+
+def _give_back(rules: Rules, c: _Consts, st: State, a: np.ndarray) -> None:
+    """One give-back card per game: the named rank, lowest suit (least wild card for WILD)."""
+    B, P = st.batch_size, c.P
+    ar = np.arange(B)
+    kind = c.play_kind[c.act_rank[a]]
+    recv = st.current.astype(np.int64)
+    held = st.hands[ar, recv]
+    if c.t.has_wild:
+        want = np.where((kind >= 0)[:, None], c.t.card_kind[None, :] == kind[:, None], c.t.card_wild[None, :])
+    else:
+        want = c.t.card_kind[None, :] == kind[:, None]
+    cand = held & want
+    card = np.argmax(cand, axis=1)
+    cards = np.zeros_like(held)
+    cards[ar, card] = True
+    seat_of_rank = np.argsort(st.social, axis=1)
+    pair = c.back_sched[st.exch_step.astype(np.int64)]
+    giver = seat_of_rank[ar, P - 1 - pair]
+    _transfer(c, st, ar, recv, giver, cards)
+    st.exch_step += 1
+    done = st.exch_step >= len(c.back_sched)
+    nxt = c.back_sched[np.minimum(st.exch_step, len(c.back_sched) - 1).astype(np.int64)]
+    st.current[:] = np.where(done, st.leader, seat_of_rank[ar, nxt])
+    st.phase[done] = PLAY
+    _refresh_legal(rules, c, st)
+
+
+def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray) -> np.ndarray:  # noqa: C901 - one block per option
+    """Apply plays and passes (all games in PLAY). Returns which games' hands ended."""
+    B, P, S = st.batch_size, c.P, c.S
+    ar = np.arange(B)
+    cur = st.current.astype(np.int64)
+    rank = c.act_rank[a]
+    size = c.act_size[a]
+    is_play = size > 0
+
+    # Take the cards: natural cards first, lowest suit first, then wild cards.
+    hand = st.hands[ar, cur]
+    kind = c.play_kind[rank]
+    nat = hand & (c.t.card_kind[None, :] == kind[:, None])
+    nat &= np.cumsum(nat, axis=1) <= size[:, None]
+    if c.t.has_wild:
+        n_wild = size - nat.sum(axis=1)
+        wild = hand & c.t.card_wild[None, :]
+        wild &= np.cumsum(wild, axis=1) <= n_wild[:, None]
+        sel = nat | wild
+        has_wild = n_wild > 0
+    else:
+        sel = nat
+        has_wild = np.zeros(B, dtype=bool)
+    st.hands[ar, cur] = hand & ~sel
+    kc = _kind_counts(c, sel)
+    st.counts[ar, cur] -= kc
+    st.played += kc
+    st.n_cards[ar, cur] -= size.astype(np.int8)
+    st.moved[:] = sel
+
+    old_rank = st.top_rank.astype(np.int64)
+    old_size = st.top_size.astype(np.int64)
+    eff = rank
+    if c.transparent >= 0:
+        eff = np.where((rank == c.transparent) & (old_rank >= 0) & (size == old_size), old_rank, rank)
+    if rules.complete_set_clears:
+        st.top_count[:] = np.where(is_play, np.where(eff == old_rank, st.top_count + size, size), st.top_count)
+    st.top_rank[:] = np.where(is_play, eff, old_rank)
+    st.top_size[:] = np.where(is_play, size, old_size)
+    st.top_owner[:] = np.where(is_play, cur, st.top_owner)
+    st.top_wild[:] = np.where(is_play, has_wild, st.top_wild)
+    st.first_lead &= ~is_play
+
+    # Passing: who may still act in this trick.
+    if rules.pass_rule == "single_round":
+        st.passed[ar, cur] = True
+    else:
+        st.passed[ar, cur] |= ~is_play
+        if rules.pass_rule == "may_replay":
+            st.passed &= ~is_play[:, None]
+
+    if rules.four_of_a_kind in ("revolution", "revolution_and_reverse"):
+        flip = is_play & (size >= 4)
+        st.revolution ^= flip
+        if rules.four_of_a_kind == "revolution_and_reverse":
+            st.direction[:] = np.where(flip, -st.direction, st.direction)
+
+    # Plays that end the trick at once.
+    clear_self = np.zeros(B, dtype=bool)
+    if c.trump_play.any():
+        clear_self |= is_play & c.trump_play[rank]
+    if rules.four_of_a_kind == "bomb":
+        clear_self |= is_play & (size >= 4)
+    if c.eight >= 0:
+        clear_self |= is_play & (rank == c.eight)
+    if rules.complete_set_clears:
+        clear_self |= is_play & (st.top_count >= S)
+    clear_next = np.zeros(B, dtype=bool)
+    if c.reset_play.any():
+        clear_next = is_play & c.reset_play[rank] & (size == 1) & ~clear_self
+
+    # Going out.
+    out_now = is_play & (st.n_cards[ar, cur] == 0)
+    if out_now.any():
+        _go_out(rules, c, st, out_now, cur, sel)
+
+    alive = st.n_cards > 0
+    ended = alive.sum(axis=1) <= 1
+    direction = st.direction
+
+    # Who acts next, or who leads the next trick.
+    can_act = alive & ~st.passed
+    others = can_act.copy()
+    others[ar, st.top_owner.astype(np.int64)] = False
+    trick_end = ~others.any(axis=1) | clear_self | clear_next
+    start = cur
+    if rules.equal_play_skips:
+        skip = is_play & (rank == old_rank) & ~trick_end & ~ended
+        if skip.any():
+            start, again = _skip(rules, c, st, skip, cur, size - old_size + 1, alive)
+            can_act = alive & ~st.passed
+    nxt = _seat_after(c, start, direction, can_act)
+    if rules.equal_play_skips and skip.any():
+        nxt = np.where(again, cur, nxt)
+    if trick_end.any():
+        owner = np.where(clear_next, cur, st.top_owner).astype(np.int64)
+        owner_leads = ~clear_next & alive[ar, owner]
+        leader = np.where(owner_leads, owner, _seat_after(c, owner, direction, alive))
+        nxt = np.where(trick_end, leader, nxt)
+        te = trick_end[:, None]
+        st.top_rank[trick_end] = -1
+        st.top_size[trick_end] = 0
+        st.top_owner[trick_end] = -1
+        st.top_wild[trick_end] = False
+        st.top_count[trick_end] = 0
+        st.passed &= ~te
+        st.leader[:] = np.where(trick_end, leader, st.leader)
+    st.current[:] = nxt
+    if ended.any():
+        st.phase[ended] = OVER  # provisional: _end_hand deals on or ends the session
+    _refresh_legal(rules, c, st) if not ended.any() else _refresh_legal_some(rules, c, st, ~ended)
+    return ended
+
+
+def _refresh_legal_some(rules: Rules, c: _Consts, st: State, which: np.ndarray) -> None:
+    idx = np.flatnonzero(which)
+    if idx.size:
+        sub = st.take(idx)
+        _refresh_legal(rules, c, sub)
+        st.legal[idx] = sub.legal
+
+
+def _go_out(rules: Rules, c: _Consts, st: State, out_now: np.ndarray, cur: np.ndarray, sel: np.ndarray) -> None:
+    g = np.flatnonzero(out_now)
+    seat = cur[g]
+    if rules.forbidden_finish:
+        worst = (sel[g] & c.forbidden_card[None, :]).any(axis=1)
+    else:
+        worst = np.zeros(g.size, dtype=bool)
+    pos = np.where(worst, st.next_worst[g], st.next_best[g])
+    st.finish[g, seat] = pos
+    st.next_best[g] += (~worst).astype(np.int8)
+    st.next_worst[g] -= worst.astype(np.int8)
+    if rules.president_must_win:
+        pres = np.argmax(st.social[g] == 0, axis=1)
+        has_pres = (st.social[g] == 0).any(axis=1)
+        fall = has_pres & ~worst & (pos == 0) & (pres != seat) & (st.n_cards[g, pres] > 0)
+        if fall.any():
+            h, p = g[fall], pres[fall]
+            st.finish[h, p] = st.next_worst[h]
+            st.next_worst[h] -= 1
+            st.discarded[h] += st.counts[h, p]
+            st.counts[h, p] = 0
+            st.hands[h, p] = False
+            st.n_cards[h, p] = 0
+
+
+def _skip(rules: Rules, c: _Consts, st: State, skip: np.ndarray, cur: np.ndarray, k: np.ndarray,
+          alive: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """equal_play_skips (fine point 7): the seat the count of k players with cards ends on.
+
+    Returns (seat to search the next actor from, whether the player who played acts again).
+    """
+    B, P = st.batch_size, c.P
+    ar = np.arange(B)
+    steps = np.arange(1, P + 1)
+    seats = (cur[:, None] + st.direction.astype(np.int64)[:, None] * steps[None, :]) % P
+    with_cards = np.take_along_axis(alive, seats, axis=1)
+    cum = np.cumsum(with_cards, axis=1)
+    cur_alive = alive[ar, cur]
+    n_others = cum[:, -1] - cur_alive
+    again = skip & cur_alive & (k >= cum[:, -1])
+    kk = np.where(cur_alive, k, (k - 1) % np.maximum(n_others, 1) + 1)
+    j = np.argmax(cum >= kk[:, None], axis=1)
+    target = seats[ar, j]
+    if rules.pass_rule == "single_round":
+        skipped = with_cards & (np.arange(P)[None, :] <= j[:, None]) & skip[:, None] & ~again[:, None]
+        st.passed[ar[:, None], seats] |= skipped
+    return np.where(skip, target, cur), again
+
+
+def _end_hand(rules: Rules, c: _Consts, st: State) -> None:
+    """Score the finished hands, then end the session or reseat and deal the next hand."""
+    B, P = st.batch_size, c.P
+    ar = np.arange(B)
+    last = st.finish < 0
+    st.finish[:] = np.where(last, st.next_best[:, None], st.finish)
+    st.hand_over[:] = True
+    sp = st.seat_player.astype(np.int64)
+    pos_by_player = np.empty((B, P), dtype=np.int8)
+    pos_by_player[ar[:, None], sp] = st.finish
+    st.last_finish[:] = pos_by_player
+    st.hand_points[:] = c.points[pos_by_player.astype(np.int64)]
+    st.points += st.hand_points
+    st.hand_no += 1
+    if rules.hands_per_session is not None:
+        over = st.hand_no >= rules.hands_per_session
+    else:
+        over = (st.points >= rules.target_points).any(axis=1)
+    st.phase[:] = np.where(over, OVER, PLAY)
+    st.legal[over] = False
+    st.legal[over, 0] = True
+    go = np.flatnonzero(~over)
+    if go.size == 0:
+        return
+    sub = st.take(go)
+    rank_by_player = sub.last_finish.astype(np.int64)
+    if rules.reseat:
+        sub.seat_player[:] = _seating_from_ranks(c, rank_by_player)
+    sub.social[:] = np.take_along_axis(rank_by_player, sub.seat_player.astype(np.int64), axis=1)
+    sub.dealer[:] = np.argmax(sub.social == P - 1, axis=1)
+    _start_hand(rules, c, sub)
+    st.put(go, sub)
+
+
+# --------------------------------------------------------------------------- reading
+def rewards(rules: Rules, state: State) -> np.ndarray:
+    """(B, P) points by player of the hand the last step ended (zero elsewhere)."""
+    return state.hand_points.copy()
+
+
+def terminated(state: State) -> np.ndarray:
+    """(B,) whether each session is over."""
+    return state.phase == OVER
+
+
+def current_player(state: State) -> np.ndarray:
+    """(B,) the player (not seat) to act."""
+    return state.seat_player[np.arange(state.batch_size), state.current.astype(np.int64)].astype(np.int64)
+
+
+__all__ = [
+    "IllegalActionError", "State", "init", "step", "step_inplace", "legal_action_mask",
+    "rewards", "terminated", "current_player", "check_actions", "make_keys", "WILD", "EXCHANGE", "PLAY", "OVER",
+]

@@ -1,0 +1,347 @@
+"""The frozen rules object, its validation, and the named presets.
+
+Every option of sections 1 to 6 of the rule book (``docs/rules.md``) is one field
+of :class:`Rules`. A rules object is checked when it is built: an impossible
+combination raises :class:`RulesError` naming the option and the value.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+NATURAL_RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")
+JOKER_RANKS = ("JK", "BJ", "RJ")
+DEFAULT_RANK_ORDER = ("3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A", "2")
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "joker_mode": ("high", "high_ranked", "wild"),
+    "extra_cards_to": ("first_dealt", "top_ranks", "bottom_ranks"),
+    "first_lead": ("dealer_left", "lowest_card", "dealer"),
+    "lead_after_first": ("president", "scum"),
+    "pass_rule": ("may_replay", "locks_out", "single_round"),
+    "direction": ("clockwise", "counter_clockwise"),
+    "size_rule": ("equal", "at_least", "bigger_beats_any"),
+    "wild_tie": ("equal", "natural_higher", "wild_higher"),
+    "four_of_a_kind": ("none", "bomb", "revolution", "revolution_and_reverse"),
+}
+_BOOLS = (
+    "compulsory_beat",
+    "equal_rank_beats",
+    "equal_play_skips",
+    "complete_set_clears",
+    "eight_cut",
+    "president_must_win",
+    "reseat",
+)
+_RANK_SETS = ("wild_ranks", "trump_ranks", "reset_ranks", "forbidden_finish")
+
+
+class RulesError(ValueError):
+    """An impossible option value or combination of options."""
+
+
+def _rank_tuple(value: Any, option: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = value.replace(",", " ").split()
+    try:
+        items = tuple(str(v).upper() if str(v).lower() != "10" else "T" for v in value)
+    except TypeError:
+        raise RulesError(f"{option}: expected a list of ranks, got {value!r}") from None
+    return items
+
+
+def _int_tuple(value: Any, option: str) -> tuple[int, ...]:
+    if isinstance(value, int):
+        value = (value,)
+    try:
+        out = tuple(int(v) for v in value)
+    except (TypeError, ValueError):
+        raise RulesError(f"{option}: expected a list of integers, got {value!r}") from None
+    if any(isinstance(v, bool) for v in value):
+        raise RulesError(f"{option}: expected integers, got {value!r}")
+    return out
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One variant of President: every option of the rule book, validated.
+
+    Build one directly (``Rules(players=5, pass_rule="locks_out")``), from a preset
+    (``Rules.preset("daifugo", players=5)``), or change one (``rules.replace(...)``).
+    Lists are stored as tuples and rank sets as frozensets, so rules are hashable.
+    """
+
+    # 1. Cards and deal
+    rank_order: tuple[str, ...] = DEFAULT_RANK_ORDER
+    decks: int = 1
+    jokers: int = 0
+    joker_mode: str = "high"
+    players: int = 4
+    extra_cards_to: str = "first_dealt"
+    # 2. Who leads
+    first_lead: str = "lowest_card"
+    lead_after_first: str = "president"
+    # 3. A trick
+    pass_rule: str = "may_replay"
+    compulsory_beat: bool = False
+    direction: str = "clockwise"
+    # 4. What beats what
+    size_rule: str = "equal"
+    equal_rank_beats: bool = False
+    equal_play_skips: bool = False
+    wild_ranks: frozenset[str] = field(default_factory=frozenset)
+    wild_tie: str = "equal"
+    transparent_rank: str | None = None
+    # 5. Special plays
+    trump_ranks: frozenset[str] = field(default_factory=frozenset)
+    reset_ranks: frozenset[str] = field(default_factory=frozenset)
+    four_of_a_kind: str = "none"
+    complete_set_clears: bool = False
+    eight_cut: bool = False
+    forbidden_finish: frozenset[str] = field(default_factory=frozenset)
+    president_must_win: bool = False
+    # 6. Between hands
+    exchange: tuple[int, ...] = (2, 1)
+    exchange_back: tuple[int, ...] | None = None
+    reseat: bool = True
+    scoring: tuple[int, ...] | None = None
+    target_points: int | None = 11
+    hands_per_session: int | None = None
+    # The preset this object came from ("custom" when built by hand).
+    name: str = field(default="custom", compare=False)
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "rank_order", _rank_tuple(self.rank_order, "rank_order"))
+        for opt in _RANK_SETS:
+            set_(self, opt, frozenset(_rank_tuple(getattr(self, opt), opt)))
+        if self.transparent_rank is not None:
+            t = _rank_tuple([self.transparent_rank], "transparent_rank")[0]
+            set_(self, "transparent_rank", t)
+        set_(self, "exchange", _int_tuple(self.exchange, "exchange"))
+        if self.exchange_back is not None:
+            set_(self, "exchange_back", _int_tuple(self.exchange_back, "exchange_back"))
+        if self.scoring is not None:
+            set_(self, "scoring", _int_tuple(self.scoring, "scoring"))
+        self._validate()
+
+    # ------------------------------------------------------------------ checks
+    def _validate(self) -> None:  # noqa: C901 - one check per rule of the book
+        def bad(option: str, value: Any, why: str) -> RulesError:
+            return RulesError(f"{option}={value!r}: {why}")
+
+        for opt, choices in _CHOICES.items():
+            if getattr(self, opt) not in choices:
+                raise bad(opt, getattr(self, opt), f"must be one of {', '.join(choices)}")
+        for opt in _BOOLS:
+            if not isinstance(getattr(self, opt), bool):
+                raise bad(opt, getattr(self, opt), "must be true or false")
+        for opt in ("decks", "jokers", "players"):
+            v = getattr(self, opt)
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise bad(opt, v, "must be an integer")
+        ro = self.rank_order
+        unknown = [r for r in ro if r not in NATURAL_RANKS]
+        if unknown:
+            raise bad("rank_order", " ".join(ro), f"unknown rank(s) {unknown}; ranks are {' '.join(NATURAL_RANKS)}")
+        if len(set(ro)) != len(ro):
+            raise bad("rank_order", " ".join(ro), "a rank appears twice")
+        if not ro:
+            raise bad("rank_order", "", "the deck needs at least one rank")
+        if self.decks not in (1, 2):
+            raise bad("decks", self.decks, "must be 1 or 2")
+        if not 0 <= self.jokers <= 2:
+            raise bad("jokers", self.jokers, "must be 0, 1 or 2 per deck")
+        max_players = 8 if self.decks == 1 else 12
+        if not 3 <= self.players <= max_players:
+            raise bad("players", self.players, f"must be 3..{max_players} with {self.decks} deck(s)")
+
+        deck_ranks = set(ro) | set(self.joker_ranks)
+        for opt in _RANK_SETS:
+            extra = sorted(getattr(self, opt) - deck_ranks)
+            if extra:
+                raise bad(opt, sorted(getattr(self, opt)), f"rank(s) {extra} are not in the deck")
+        if self.transparent_rank is not None and self.transparent_rank not in deck_ranks:
+            raise bad("transparent_rank", self.transparent_rank, "is not a rank in the deck")
+
+        wild = self.wild_ranks
+        if self.joker_mode == "wild":
+            if self.jokers == 0:
+                raise bad("joker_mode", "wild", "needs jokers >= 1")
+            if "JK" not in wild:
+                raise bad("wild_ranks", sorted(wild), "joker_mode 'wild' needs JK in wild_ranks")
+        elif "JK" in wild or "BJ" in wild or "RJ" in wild:
+            raise bad("wild_ranks", sorted(wild), f"jokers are wild only with joker_mode 'wild', not {self.joker_mode!r}")
+        if not [r for r in ro if r not in wild]:
+            raise bad("wild_ranks", sorted(wild), "leaves no natural (non-wild) rank in the deck")
+
+        roles = {
+            "wild_ranks": set(wild),
+            "trump_ranks": set(self.trump_ranks),
+            "reset_ranks": set(self.reset_ranks),
+            "transparent_rank": {self.transparent_rank} - {None},
+        }
+        names = list(roles)
+        for i, a in enumerate(names):
+            for b in names[i + 1 :]:
+                both = roles[a] & roles[b]
+                if both:
+                    raise bad(b, sorted(roles[b]) if b != "transparent_rank" else self.transparent_rank,
+                              f"rank(s) {sorted(both)} already have a role in {a}")
+
+        if self.equal_play_skips and not self.equal_rank_beats:
+            raise bad("equal_play_skips", True, "needs equal_rank_beats")
+        if self.eight_cut and ("8" not in ro or "8" in wild):
+            raise bad("eight_cut", True, "needs 8 as a natural rank in the deck")
+
+        for opt in ("exchange", "exchange_back"):
+            v = getattr(self, opt)
+            if v is None:
+                continue
+            if any(n < 1 for n in v):
+                raise bad(opt, list(v), "every entry must be at least 1")
+            if max(v, default=0) > self.smallest_hand:
+                raise bad(opt, list(v), f"larger than the smallest hand ({self.smallest_hand} cards)")
+        if self.exchange_back is not None and len(self.exchange_back) != len(self.exchange):
+            raise bad("exchange_back", list(self.exchange_back), f"must have the same length as exchange {list(self.exchange)}")
+        if self.scoring is not None and len(self.scoring) > self.players:
+            raise bad("scoring", list(self.scoring), f"has more entries than players ({self.players})")
+        for opt in ("target_points", "hands_per_session"):
+            v = getattr(self, opt)
+            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):
+                raise bad(opt, v, "must be a positive integer or None")
+        if self.target_points is None and self.hands_per_session is None:
+            raise bad("target_points", None, "a session needs target_points or hands_per_session")
+
+    # ------------------------------------------------------------- derived
+    @property
+    def joker_ranks(self) -> tuple[str, ...]:
+        """The joker ranks in the deck (empty without jokers)."""
+        if self.jokers == 0:
+            return ()
+        if self.joker_mode == "high_ranked":
+            return ("BJ", "RJ")[: self.jokers]
+        return ("JK",)
+
+    @property
+    def n_cards(self) -> int:
+        """Cards in the pack."""
+        return self.decks * (4 * len(self.rank_order) + self.jokers)
+
+    @property
+    def smallest_hand(self) -> int:
+        return self.n_cards // self.players
+
+    @property
+    def max_set(self) -> int:
+        """The largest set that can be played: 4 x decks."""
+        return 4 * self.decks
+
+    @property
+    def points(self) -> tuple[int, ...]:
+        """Points by finishing position, padded to ``players`` entries."""
+        if self.scoring is not None:
+            base = list(self.scoring)
+        elif self.players == 3:
+            base = [2, 0, -2]
+        else:
+            base = [2, 1] + [0] * (self.players - 4) + [-1, -2]
+        return tuple(base + [0] * (self.players - len(base)))
+
+    @property
+    def exchange_pairs(self) -> tuple[tuple[int, int], ...]:
+        """(cards given up, cards given back) per pair, from the top down, as played."""
+        back = self.exchange_back if self.exchange_back is not None else self.exchange
+        n = min(len(self.exchange), self.players // 2)
+        return tuple(zip(self.exchange[:n], back[:n], strict=True))
+
+    def replace(self, **changes: Any) -> Rules:
+        """A copy with some options changed (validated again)."""
+        _check_option_names(changes)
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every option as plain JSON values (sets sorted, tuples as lists)."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if isinstance(v, frozenset):
+                v = sorted(v)
+            elif isinstance(v, tuple):
+                v = list(v)
+            out[f.name] = v
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Rules:
+        """Inverse of :meth:`to_dict`; unknown keys are an error."""
+        _check_option_names(data)
+        return cls(**dict(data))
+
+    @classmethod
+    def preset(cls, name: str, **overrides: Any) -> Rules:
+        """The named preset of section 7, with any options overridden."""
+        return preset(name, **overrides)
+
+
+OPTION_NAMES = tuple(f.name for f in dataclasses.fields(Rules))
+
+
+def _check_option_names(options: Iterable[str]) -> None:
+    unknown = [k for k in options if k not in OPTION_NAMES]
+    if unknown:
+        raise RulesError(f"unknown option(s) {unknown}; options are: {', '.join(OPTION_NAMES)}")
+
+
+# Section 7 of the rule book: name -> (source seeds, options that differ).
+PRESET_TABLE: dict[str, tuple[str, dict[str, Any]]] = {
+    "president": ("seeds 001, 002", {}),
+    "pagat_basic": ("seed 000 basic game", {"first_lead": "dealer_left", "exchange": (1,), "scoring": (2, 1)}),
+    "asshole": ("seed 004 first version", {
+        "pass_rule": "single_round", "size_rule": "at_least", "trump_ranks": {"2"},
+        "first_lead": "dealer", "exchange": (1,), "extra_cards_to": "top_ranks"}),
+    "ass_poker": ("seed 004 second version", {
+        "size_rule": "bigger_beats_any", "equal_rank_beats": True, "equal_play_skips": True,
+        "trump_ranks": {"2"}}),
+    "locks_out": ("seeds 000, 001 (Australia)", {"pass_rule": "locks_out"}),
+    "single_round": ("seed 000", {"pass_rule": "single_round"}),
+    "compulsory": ("seed 000", {"compulsory_beat": True}),
+    "revolution": ("seeds 000, 001, 002", {"four_of_a_kind": "revolution"}),
+    "bombs": ("seed 001", {"four_of_a_kind": "bomb"}),
+    "complete_set": ("seed 001", {"complete_set_clears": True}),
+    "one_deuce_wins": ("seeds 000, 002", {"trump_ranks": {"2"}}),
+    "jokers_high": ("seeds 000, 002", {"jokers": 2, "joker_mode": "high_ranked", "trump_ranks": {"BJ", "RJ"}}),
+    "daifugo": ("seeds 001, 002", {
+        "jokers": 2, "joker_mode": "wild", "wild_ranks": {"JK"}, "eight_cut": True,
+        "four_of_a_kind": "revolution", "forbidden_finish": {"2", "8", "JK"},
+        "direction": "counter_clockwise", "extra_cards_to": "bottom_ranks", "scoring": (2, 1)}),
+    "klootzakken": ("seed 000", {
+        "rank_order": ("7", "8", "9", "T", "J", "Q", "K", "A", "2", "3"), "reseat": False,
+        "exchange": (2,), "lead_after_first": "scum"}),
+    "huberes": ("seed 000 (Hűbéres)", {
+        "players": 6, "jokers": 2, "joker_mode": "wild", "wild_ranks": {"2", "3", "JK"},
+        "exchange": (3, 2, 1)}),
+    "butthead": ("seed 000", {"exchange": (2, 1), "exchange_back": (3, 2)}),
+    "double_deck": ("seeds 002, 004", {"decks": 2, "players": 8}),
+}
+PRESET_ALIASES = {"hubéres": "huberes", "hűbéres": "huberes"}
+PRESETS: tuple[str, ...] = tuple(PRESET_TABLE)
+
+
+def preset(name: str, **overrides: Any) -> Rules:
+    """Build the preset ``name`` (section 7), with ``overrides`` applied on top."""
+    key = PRESET_ALIASES.get(name.lower(), name.lower())
+    if key not in PRESET_TABLE:
+        raise RulesError(f"unknown preset {name!r}; presets are: {', '.join(PRESETS)}")
+    _check_option_names(overrides)
+    options = dict(PRESET_TABLE[key][1])
+    options.update(overrides)
+    return Rules(name=key, **options)
+
+
+def preset_differences(name: str) -> dict[str, Any]:
+    """The options in which preset ``name`` differs from the defaults."""
+    return dict(PRESET_TABLE[PRESET_ALIASES.get(name, name)][1])

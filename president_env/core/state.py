@@ -1,0 +1,82 @@
+"""The batched state: one struct of arrays with a leading batch axis and fixed dtypes.
+
+Arrays marked *by seat* are indexed by seat (seats are numbered clockwise and
+players move between them when reseating); arrays marked *by player* are indexed
+by the player (agent) number. ``seat_player[b, s]`` is the player in seat ``s``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+EXCHANGE, PLAY, OVER = 0, 1, 2
+PHASE_NAMES = ("exchange", "play", "over")
+
+
+@dataclass
+class State:
+    """B independent sessions of President. See the field comments for shapes."""
+
+    key: np.ndarray          # (B,) uint64   per-game seed: drives every deal of the session
+    hand_no: np.ndarray      # (B,) int32    hands finished so far in the session
+    phase: np.ndarray        # (B,) int8     EXCHANGE, PLAY or OVER (session finished)
+    seat_player: np.ndarray  # (B,P) int8    player sitting in each seat
+    dealer: np.ndarray       # (B,) int8     seat that dealt this hand
+    social: np.ndarray       # (B,P) int8    by seat: last hand's finishing position (0 = President), -1 none
+    hands: np.ndarray        # (B,P,C) bool  by seat: cards held
+    counts: np.ndarray       # (B,P,K) int8  by seat: cards held per kind
+    n_cards: np.ndarray      # (B,P) int8    by seat: cards held
+    current: np.ndarray      # (B,) int8     seat to act
+    leader: np.ndarray       # (B,) int8     seat that led (or will lead) the current trick
+    top_rank: np.ndarray     # (B,) int8     play rank on top (effective rank), -1 when leading
+    top_size: np.ndarray     # (B,) int8     cards in the play on top, 0 when leading
+    top_owner: np.ndarray    # (B,) int8     seat that made the play on top, -1 when leading
+    top_wild: np.ndarray     # (B,) bool     the play on top contains wild cards
+    top_count: np.ndarray    # (B,) int8     cards of the top's rank in consecutive plays (complete_set_clears)
+    first_lead: np.ndarray   # (B,) bool     the coming lead must contain the lowest card
+    passed: np.ndarray       # (B,P) bool    by seat: may_replay: passed since the last play;
+    #                                        locks_out: passed this trick; single_round: had its turn
+    finish: np.ndarray       # (B,P) int8    by seat: finishing position this hand, -1 still playing
+    next_best: np.ndarray    # (B,) int8     best finishing position not yet taken
+    next_worst: np.ndarray   # (B,) int8     worst finishing position not yet taken
+    revolution: np.ndarray   # (B,) bool     rank order reversed
+    direction: np.ndarray    # (B,) int8     +1 clockwise (seat s -> s+1), -1 counter-clockwise
+    played: np.ndarray       # (B,K) int8    cards played this hand, per kind (public)
+    discarded: np.ndarray    # (B,K) int8    cards that left play unseen (president_must_win)
+    exch_step: np.ndarray    # (B,) int8     give-back decisions made this exchange
+    exch_in: np.ndarray      # (B,P,K) int8  by seat: cards received in this hand's exchange
+    exch_out: np.ndarray     # (B,P,K) int8  by seat: cards given in this hand's exchange
+    points: np.ndarray       # (B,P) int32   by player: session totals
+    hand_points: np.ndarray  # (B,P) int32   by player: points of the hand that just ended (else 0)
+    hand_over: np.ndarray    # (B,) bool     the last step ended a hand
+    last_finish: np.ndarray  # (B,P) int8    by player: finishing positions of the last finished hand, -1 none
+    moved: np.ndarray        # (B,C) bool    cards the last action played or gave
+    legal: np.ndarray        # (B,A) bool    legal actions now (only pass once the session is over)
+
+    @property
+    def batch_size(self) -> int:
+        return int(self.key.shape[0])
+
+    def copy(self) -> State:
+        return State(**{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self)})
+
+    def take(self, idx: np.ndarray) -> State:
+        """The sub-batch ``idx`` (a copy)."""
+        return State(**{f.name: getattr(self, f.name)[idx] for f in dataclasses.fields(self)})
+
+    def put(self, idx: np.ndarray, sub: State) -> None:
+        """Write the sub-batch ``sub`` back at ``idx`` (in place)."""
+        for f in dataclasses.fields(self):
+            getattr(self, f.name)[idx] = getattr(sub, f.name)
+
+    @staticmethod
+    def concat(states: list[State]) -> State:
+        """Join states of the same rules along the batch axis."""
+        return State(**{f.name: np.concatenate([getattr(s, f.name) for s in states]) for f in dataclasses.fields(State)})
+
+
+def field_names() -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(State))
