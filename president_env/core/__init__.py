@@ -1,0 +1,25 @@
+"""The rules core: NumPy only. Rules and presets, cards, actions, the batched engine."""
+
+from .actions import PASS, action_id, action_table, describe_action, n_actions
+from .cards import card_index, card_names, tables
+from .engine import (
+    IllegalActionError,
+    current_player,
+    init,
+    legal_action_mask,
+    make_keys,
+    rewards,
+    step,
+    step_inplace,
+    terminated,
+)
+from .observation import observe
+from .rules import PRESETS, Rules, RulesError, preset
+from .state import EXCHANGE, OVER, PLAY, State
+
+__all__ = [
+    "PASS", "action_id", "action_table", "describe_action", "n_actions", "card_index", "card_names", "tables",
+    "IllegalActionError", "current_player", "init", "legal_action_mask", "make_keys", "rewards", "step",
+    "step_inplace", "terminated", "observe", "PRESETS", "Rules", "RulesError", "preset",
+    "EXCHANGE", "OVER", "PLAY", "State",
+]

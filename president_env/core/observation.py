@@ -1,0 +1,126 @@
+"""What one player at the table knows, as named pieces of one flat float32 vector.
+
+Seats in the observation are *relative*: entry ``j`` of a per-seat piece is the seat
+``j`` places after the observer in the rules' direction of play (0 is the observer).
+Nothing here depends on another player's hidden cards: only their counts.
+
+=================  ==========  =====================================================
+piece              length      meaning
+=================  ==========  =====================================================
+hand               K           own cards, count per kind (kinds: rank_order, then jokers)
+played             K           cards played this hand, count per kind (public)
+top_rank           R + 1       one-hot play rank on top (effective rank); last = nothing on top
+top_size           S           one-hot size of the play on top (all zero when nothing on top)
+top_owner          P           one-hot relative seat that made the play on top
+top_wild           1           the play on top contains wild cards
+top_count          1           cards of the top's rank in consecutive plays this trick
+leading            1           it is the observer's turn and nothing is on top
+my_turn            1           it is the observer's turn
+card_counts        P           cards held, by relative seat
+passed             P           passed / locked out / had its turn this trick, by relative seat
+finished           P           finishing position + 1 this hand (0 = still playing), by relative seat
+social             P           last hand's position + 1 (0 = none), by relative seat
+points             P           session points, by relative seat
+revolution         1           rank order reversed
+direction          1           +1 play runs in the rules' direction, -1 reversed
+phase              3           one-hot: exchange, play, session over
+exch_given         K           cards the observer gave in this hand's exchange, per kind
+exch_received      K           cards the observer received in this hand's exchange, per kind
+=================  ==========  =====================================================
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from .cards import tables
+from .rules import Rules
+from .state import State
+
+
+@lru_cache(maxsize=128)
+def layout(rules: Rules) -> tuple[tuple[str, int, int, str], ...]:
+    """The observation table: (name, offset, length, meaning) for each piece."""
+    t = tables(rules)
+    K, R, S, P = t.n_kinds, t.n_play_ranks, rules.max_set, rules.players
+    pieces = [
+        ("hand", K, "own cards, count per kind"),
+        ("played", K, "cards played this hand, count per kind"),
+        ("top_rank", R + 1, "one-hot play rank on top; last entry = nothing on top"),
+        ("top_size", S, "one-hot size of the play on top"),
+        ("top_owner", P, "one-hot relative seat that made the play on top"),
+        ("top_wild", 1, "the play on top contains wild cards"),
+        ("top_count", 1, "cards of the top's rank in consecutive plays this trick"),
+        ("leading", 1, "observer to act with nothing on top"),
+        ("my_turn", 1, "observer to act"),
+        ("card_counts", P, "cards held, by relative seat"),
+        ("passed", P, "passed / locked out / had its turn this trick, by relative seat"),
+        ("finished", P, "finishing position + 1 this hand (0 = playing), by relative seat"),
+        ("social", P, "last hand's position + 1 (0 = none), by relative seat"),
+        ("points", P, "session points, by relative seat"),
+        ("revolution", 1, "rank order reversed"),
+        ("direction", 1, "+1 normal direction of play, -1 reversed"),
+        ("phase", 3, "one-hot exchange, play, session over"),
+        ("exch_given", K, "cards given in this hand's exchange, per kind"),
+        ("exch_received", K, "cards received in this hand's exchange, per kind"),
+    ]
+    out, off = [], 0
+    for name, n, meaning in pieces:
+        out.append((name, off, n, meaning))
+        off += n
+    return tuple(out)
+
+
+def size(rules: Rules) -> int:
+    """Length of the observation vector."""
+    name, off, n, _ = layout(rules)[-1]
+    return off + n
+
+
+def slices(rules: Rules) -> dict[str, slice]:
+    """Piece name -> slice into the observation vector."""
+    return {name: slice(off, off + n) for name, off, n, _ in layout(rules)}
+
+
+def observe(rules: Rules, state: State, player: int | np.ndarray) -> np.ndarray:
+    """(B, D) float32 observations of ``player`` (an int, or one player per game)."""
+    t = tables(rules)
+    B, P = state.batch_size, rules.players
+    ar = np.arange(B)
+    pl = np.broadcast_to(np.asarray(player, dtype=np.int64), (B,))
+    seat = np.argmax(state.seat_player == pl[:, None], axis=1)
+    d = 1 if rules.direction == "clockwise" else -1
+    rel = (seat[:, None] + d * np.arange(P)[None, :]) % P          # (B,P) seat at relative j
+    players_rel = np.take_along_axis(state.seat_player.astype(np.int64), rel, axis=1)
+    sl = slices(rules)
+    obs = np.zeros((B, size(rules)), dtype=np.float32)
+
+    def by_rel(a: np.ndarray) -> np.ndarray:
+        return np.take_along_axis(a, rel, axis=1)
+
+    obs[:, sl["hand"]] = state.counts[ar, seat]
+    obs[:, sl["played"]] = state.played
+    top = state.top_rank.astype(np.int64)
+    obs[ar, sl["top_rank"].start + np.where(top < 0, t.n_play_ranks, top)] = 1
+    has_top = top >= 0
+    obs[ar[has_top], sl["top_size"].start + state.top_size[has_top].astype(np.int64) - 1] = 1
+    owner_rel = (d * (state.top_owner.astype(np.int64) - seat)) % P
+    obs[ar[has_top], sl["top_owner"].start + owner_rel[has_top]] = 1
+    obs[:, sl["top_wild"].start] = state.top_wild
+    obs[:, sl["top_count"].start] = state.top_count
+    my_turn = (state.current == seat) & (state.phase != 2)
+    obs[:, sl["my_turn"].start] = my_turn
+    obs[:, sl["leading"].start] = my_turn & ~has_top & (state.phase == 1)
+    obs[:, sl["card_counts"]] = by_rel(state.n_cards)
+    obs[:, sl["passed"]] = by_rel(state.passed)
+    obs[:, sl["finished"]] = by_rel(state.finish) + 1
+    obs[:, sl["social"]] = by_rel(state.social) + 1
+    obs[:, sl["points"]] = np.take_along_axis(state.points, players_rel, axis=1)
+    obs[:, sl["revolution"].start] = state.revolution
+    obs[:, sl["direction"].start] = state.direction * d
+    obs[ar, sl["phase"].start + state.phase.astype(np.int64)] = 1
+    obs[:, sl["exch_given"]] = state.exch_out[ar, seat]
+    obs[:, sl["exch_received"]] = state.exch_in[ar, seat]
+    return obs
