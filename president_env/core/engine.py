@@ -54,6 +54,8 @@ class _Consts:
     give: tuple[int, ...]       # cards given up per exchange pair
     back_sched: np.ndarray      # pair index of each give-back decision
     lowest_cards: np.ndarray    # card indices of the lowest card (two with two decks)
+    block_cols: np.ndarray      # (R, W) card columns of each play rank's kind, padded (see block_valid)
+    block_valid: np.ndarray     # (R, W) which block columns really hold the kind
 
 
 @lru_cache(maxsize=128)
@@ -68,6 +70,7 @@ def _consts(rules: Rules) -> _Consts:
     pairs = rules.exchange_pairs
     sched = [k for k, (_, back) in enumerate(pairs) for _ in range(back)]
     lowest_name = t.card_names[t.lowest_card]
+    cols, valid = _block_cols(t)
     return _Consts(
         t=t, P=rules.players, C=t.n_cards, K=t.n_kinds, R=R, S=rules.max_set, A=at.n,
         d=1 if rules.direction == "clockwise" else -1,
@@ -86,7 +89,24 @@ def _consts(rules: Rules) -> _Consts:
         give=tuple(g for g, _ in pairs),
         back_sched=np.array(sched, dtype=np.int64),
         lowest_cards=np.flatnonzero(np.array(t.card_names) == lowest_name),
+        block_cols=cols,
+        block_valid=valid,
     )
+
+
+def _block_cols(t: Tables) -> tuple[np.ndarray, np.ndarray]:
+    """Card columns of each play rank's kind. Padding points at a card of another kind,
+    so that a fancy write through the block never hits the same card twice."""
+    width = int(t.kind_count.max())
+    cols = np.zeros((t.n_play_ranks, width), dtype=np.int64)
+    valid = np.zeros((t.n_play_ranks, width), dtype=bool)
+    for p, k in enumerate(t.play_kind):
+        idx = np.flatnonzero(t.card_kind == k)
+        foreign = int(np.flatnonzero(t.card_kind != k)[0])
+        cols[p] = foreign
+        cols[p, : idx.size] = idx
+        valid[p, : idx.size] = True
+    return cols, valid
 
 
 # --------------------------------------------------------------------------- hashing
@@ -347,89 +367,113 @@ def legal_action_mask(rules: Rules, state: State) -> np.ndarray:
 
 
 def _refresh_legal(rules: Rules, c: _Consts, st: State) -> None:
+    """Recompute ``st.legal`` for every game: play masks, then the exchange and finished rows. In place."""
+    st.legal[:] = _play_mask(rules, c, st)
     phase = st.phase
-    if (phase == PLAY).all():
-        st.legal[:] = _play_mask(rules, c, st)
-        return
-    st.legal[:] = False
-    for ph, fn in ((PLAY, _play_mask), (EXCHANGE, _exchange_mask)):
-        idx = np.flatnonzero(phase == ph)
-        if idx.size:
-            st.legal[idx] = fn(rules, c, st.take(idx))
-    st.legal[phase == OVER, 0] = True
+    if not (phase == PLAY).all():
+        ex = np.flatnonzero(phase == EXCHANGE)
+        if ex.size:
+            st.legal[ex] = _exchange_mask(c, st.counts[ex, st.current[ex]])
+        over = phase == OVER
+        st.legal[over] = False
+        st.legal[over, 0] = True
 
 
-def _holdings(c: _Consts, st: State) -> tuple[np.ndarray, np.ndarray]:
-    cnt = st.counts[np.arange(st.batch_size), st.current]
+def _split_holdings(c: _Consts, cnt: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """(N,K) counts of the player to act -> natural play-rank counts (N,Rn), wild count (N,)."""
     nat = cnt[:, c.nat_kinds]
     wild = cnt[:, c.wild_kinds].sum(axis=1, dtype=np.int8) if c.t.has_wild else None
     return nat, wild
 
 
-def _exchange_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:
-    nat, wild = _holdings(c, st)
-    m = np.zeros((st.batch_size, c.R, c.S), dtype=bool)
+def _exchange_mask(c: _Consts, cnt: np.ndarray) -> np.ndarray:
+    """Give-back choices: one card of any rank held (size-1 ids)."""
+    nat, wild = _split_holdings(c, cnt)
+    N = cnt.shape[0]
+    m = np.zeros((N, c.R, c.S), dtype=bool)
     m[:, : nat.shape[1], 0] = nat > 0
     if wild is not None:
         m[:, -1, 0] = wild > 0
-    out = np.zeros((st.batch_size, c.A), dtype=bool)
-    out[:, 1:] = m.reshape(st.batch_size, -1)
+    out = np.zeros((N, c.A), dtype=bool)
+    out[:, 1:] = m.reshape(N, -1)
     return out
 
 
-def _play_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:  # noqa: C901 - one branch per option
-    B, R, S = st.batch_size, c.R, c.S
-    ar = np.arange(B)
-    nat, wild = _holdings(c, st)
-    s = c.sizes[None, None, :]                      # (1,1,S)
-    have = np.zeros((B, R, S), dtype=bool)
+def _play_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:  # noqa: C901 - one block per option
+    """Legal plays as size intervals per rank: lo <= size <= hi, plus the options that are not intervals."""
+    g = slice(None)
+    cur = st.current.astype(np.int64)
+    N = cur.shape[0]
+    ar = np.arange(N)
+    R, S = c.R, c.S
+    nat, wild = _split_holdings(c, st.counts[ar, cur])
     Rn = nat.shape[1]
+    # cap: the largest set of each rank the player can make (0: none).
     if wild is None:
-        have[:] = nat[:, :, None] >= s
+        cap = nat.astype(np.int16)
     else:
-        have[:, :Rn] = (nat[:, :, None] >= 1) & (nat[:, :, None] + wild[:, None, None] >= s)
-        have[:, Rn] = wild[:, None] >= s[0]
-
-    lead = st.top_rank < 0
-    tr = np.maximum(st.top_rank, 0).astype(np.int64)
-    ts = st.top_size[:, None, None]
-    strength = c.t.strength[st.revolution.astype(np.int64)]      # (B, R)
-    top_str = strength[ar, tr]
-    higher = (strength > top_str[:, None])[:, :, None]           # (B,R,1)
-    same_rank = (np.arange(R)[None, :] == st.top_rank[:, None])[:, :, None]
-    rank_ok = higher
-    if rules.equal_rank_beats:
-        rank_ok = rank_ok | same_rank
+        cap = np.empty((N, R), dtype=np.int16)
+        cap[:, :Rn] = np.where(nat > 0, np.minimum(nat + wild[:, None], S), 0)
+        cap[:, Rn] = wild
+    top_rank = st.top_rank[g].astype(np.int64)
+    lead = top_rank < 0
+    ts = st.top_size[g].astype(np.int16)[:, None]
+    if rules.four_of_a_kind in ("revolution", "revolution_and_reverse"):
+        strength = c.t.strength[st.revolution[g].astype(np.int64)]
+    else:
+        strength = np.broadcast_to(c.t.strength[0], (N, R))
+    top_str = strength[ar, np.maximum(top_rank, 0)]
+    higher = strength > top_str[:, None]
+    same = np.arange(R)[None, :] == top_rank[:, None]
+    rank_ok = (higher | same) if rules.equal_rank_beats else higher
+    big = np.int16(S + 1)
     if rules.size_rule == "equal":
-        beat = (s == ts) & rank_ok
+        lo = np.where(rank_ok, ts, big)
+        hi = np.where(rank_ok, ts, 0)
     elif rules.size_rule == "at_least":
-        beat = (s >= ts) & rank_ok
+        lo = np.where(rank_ok, ts, big)
+        hi = np.where(rank_ok, big, 0)
     else:  # bigger_beats_any
-        beat = (s > ts) | ((s == ts) & rank_ok)
+        lo = np.where(rank_ok, ts, ts + 1)
+        hi = np.full((N, R), big, dtype=np.int16)
     if rules.wild_tie != "equal" and wild is not None:
-        cand_natural = np.zeros((B, R, S), dtype=bool)
-        cand_natural[:, :Rn] = nat[:, :, None] >= s
-        if rules.wild_tie == "natural_higher":
-            tie = st.top_wild[:, None, None] & cand_natural
-        else:
-            tie = ~st.top_wild[:, None, None] & ~cand_natural
+        natural = np.zeros((N, R), dtype=bool)
+        natural[:, :Rn] = nat >= ts
+        tie = natural & st.top_wild[g][:, None] if rules.wild_tie == "natural_higher" else \
+            ~natural & ~st.top_wild[g][:, None]
+        tie &= same
         tie[:, Rn] = False  # all-wild sets of one size are equal
-        beat = beat | (same_rank & (s == ts) & tie)
+        lo = np.where(tie, np.minimum(lo, ts), lo)
+        hi = np.where(tie, np.maximum(hi, ts), hi)
     if c.transparent >= 0:
-        beat[:, c.transparent] |= (s[0] == ts[:, 0])
+        t = c.transparent
+        lo[:, t] = ts[:, 0]
+        hi[:, t] = np.maximum(hi[:, t], ts[:, 0])
     if c.trump_play.any():
-        beat |= c.trump_play[None, :, None] & higher
+        trump = c.trump_play[None, :] & higher
+        lo = np.where(trump, 1, lo)
+        hi = np.where(trump, big, hi)
+    lo = np.where(lead[:, None], 1, lo)
+    hi = np.minimum(np.where(lead[:, None], big, hi), cap)
+    if st.first_lead[g].any():
+        hi[st.first_lead[g]] *= (np.arange(R) == c.t.lowest_play_rank)[None, :].astype(np.int16)
+    s = c.sizes[None, None, :]
+    legal = (s >= lo[:, :, None]) & (s <= hi[:, :, None])
+    extra = None
     if c.reset_play.any():
-        beat[:, c.reset_play, 0] = True
+        extra = np.zeros((N, R, S), dtype=bool)
+        extra[:, c.reset_play, 0] = True
     if rules.four_of_a_kind == "bomb":
-        beat[:, :, 3:] = True
+        bomb = np.zeros((N, R, S), dtype=bool) if extra is None else extra
+        bomb[:, :, 3:] = True
+        extra = bomb
     if rules.complete_set_clears:
-        beat |= same_rank & ((st.top_count[:, None, None] + s) >= S)
-    legal = have & (lead[:, None, None] | beat)
-    if st.first_lead.any():
-        legal[st.first_lead] &= (np.arange(R) == c.t.lowest_play_rank)[None, :, None]
-    out = np.empty((B, c.A), dtype=bool)
-    flat = legal.reshape(B, -1)
+        done = (same[:, :, None] & (s >= (S - st.top_count[g].astype(np.int16))[:, None, None]))
+        extra = done if extra is None else (extra | done)
+    if extra is not None:
+        legal |= extra & (s <= cap[:, :, None])
+    out = np.empty((N, c.A), dtype=bool)
+    flat = legal.reshape(N, -1)
     out[:, 1:] = flat
     can_pass = ~lead
     if rules.compulsory_beat:
@@ -479,22 +523,14 @@ def step_inplace(rules: Rules, st: State, actions: np.ndarray) -> None:
     a = check_actions(rules, st, actions)
     st.hand_over[:] = False
     st.hand_points[:] = 0
-    phase = st.phase
-    if (phase == PLAY).all():
-        ended = _play(rules, c, st, a)
-    else:
-        ended = np.zeros(st.batch_size, dtype=bool)
-        ex = np.flatnonzero(phase == EXCHANGE)
-        pl = np.flatnonzero(phase == PLAY)
-        if pl.size:
-            sub = st.take(pl)
-            ended[pl] = _play(rules, c, sub, a[pl])
-            st.put(pl, sub)
-        if ex.size:
-            sub = st.take(ex)
-            _give_back(rules, c, sub, a[ex])
-            st.put(ex, sub)
-        st.moved[phase == OVER] = False
+    phase = st.phase.copy()
+    active = phase == PLAY
+    ended = _play(rules, c, st, a, None if active.all() else active)
+    ex = np.flatnonzero(phase == EXCHANGE)
+    if ex.size:
+        sub = st.take(ex)
+        _give_back(rules, c, sub, a[ex])
+        st.put(ex, sub)
     if ended.any():
         idx = np.flatnonzero(ended)
         sub = st.take(idx)
@@ -529,33 +565,47 @@ def _give_back(rules: Rules, c: _Consts, st: State, a: np.ndarray) -> None:
     _refresh_legal(rules, c, st)
 
 
-def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray) -> np.ndarray:  # noqa: C901 - one block per option
-    """Apply plays and passes (all games in PLAY). Returns which games' hands ended."""
+def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray,  # noqa: C901 - one block per option
+          active: np.ndarray | None) -> np.ndarray:
+    """Apply plays and passes to the games in PLAY (``active``; None = all). Returns whose hand ended."""
     B, P, S = st.batch_size, c.P, c.S
     ar = np.arange(B)
     cur = st.current.astype(np.int64)
     rank = c.act_rank[a]
     size = c.act_size[a]
+    if active is not None:
+        size = np.where(active, size, 0)
     is_play = size > 0
+    is_pass = ~is_play if active is None else (active & ~is_play)
 
-    # Take the cards: natural cards first, lowest suit first, then wild cards.
-    hand = st.hands[ar, cur]
+    # Take the cards: natural cards first, lowest suit first, then wild cards. The cards of
+    # one kind are a block of at most 4 x decks columns, so only that block is looked at.
     kind = c.play_kind[rank]
-    nat = hand & (c.t.card_kind[None, :] == kind[:, None])
-    nat &= np.cumsum(nat, axis=1) <= size[:, None]
+    cols = c.block_cols[rank]                      # (B, W), padded with a column of another kind
+    blk = st.hands[ar[:, None], cur[:, None], cols] & c.block_valid[rank]
+    blk &= np.cumsum(blk, axis=1) <= size[:, None]
+    sel = np.zeros((B, c.C), dtype=bool)
+    sel[ar[:, None], cols] |= blk                  # padding writes False onto a card of another kind
     if c.t.has_wild:
-        n_wild = size - nat.sum(axis=1)
+        hand = st.hands[ar, cur]
+        n_wild = size - blk.sum(axis=1)
         wild = hand & c.t.card_wild[None, :]
         wild &= np.cumsum(wild, axis=1) <= n_wild[:, None]
-        sel = nat | wild
+        sel |= wild
         has_wild = n_wild > 0
+        st.hands[ar, cur] = hand & ~sel
     else:
-        sel = nat
         has_wild = np.zeros(B, dtype=bool)
-    st.hands[ar, cur] = hand & ~sel
-    kc = _kind_counts(c, sel)
-    st.counts[ar, cur] -= kc
-    st.played += kc
+        st.hands[ar[:, None], cur[:, None], cols] &= ~blk
+    if c.t.has_wild:
+        kc = _kind_counts(c, sel)
+        st.counts[ar, cur] -= kc
+        st.played += kc
+    else:  # all cards of one kind: no need to count them card by card
+        k = np.where(is_play, kind, 0)
+        n = size.astype(np.int8)
+        st.counts[ar, cur, k] -= n
+        st.played[ar, k] += n
     st.n_cards[ar, cur] -= size.astype(np.int8)
     st.moved[:] = sel
 
@@ -574,9 +624,9 @@ def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray) -> np.ndarray:  # 
 
     # Passing: who may still act in this trick.
     if rules.pass_rule == "single_round":
-        st.passed[ar, cur] = True
+        st.passed[ar, cur] |= is_play | is_pass
     else:
-        st.passed[ar, cur] |= ~is_play
+        st.passed[ar, cur] |= is_pass
         if rules.pass_rule == "may_replay":
             st.passed &= ~is_play[:, None]
 
@@ -607,6 +657,8 @@ def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray) -> np.ndarray:  # 
 
     alive = st.n_cards > 0
     ended = alive.sum(axis=1) <= 1
+    if active is not None:
+        ended &= active
     direction = st.direction
 
     # Who acts next, or who leads the next trick.
@@ -614,6 +666,8 @@ def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray) -> np.ndarray:  # 
     others = can_act.copy()
     others[ar, st.top_owner.astype(np.int64)] = False
     trick_end = ~others.any(axis=1) | clear_self | clear_next
+    if active is not None:
+        trick_end &= active
     start = cur
     if rules.equal_play_skips:
         skip = is_play & (rank == old_rank) & ~trick_end & ~ended
@@ -636,19 +690,11 @@ def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray) -> np.ndarray:  # 
         st.top_count[trick_end] = 0
         st.passed &= ~te
         st.leader[:] = np.where(trick_end, leader, st.leader)
-    st.current[:] = nxt
+    st.current[:] = nxt if active is None else np.where(active, nxt, st.current)
     if ended.any():
         st.phase[ended] = OVER  # provisional: _end_hand deals on or ends the session
-    _refresh_legal(rules, c, st) if not ended.any() else _refresh_legal_some(rules, c, st, ~ended)
+    _refresh_legal(rules, c, st)
     return ended
-
-
-def _refresh_legal_some(rules: Rules, c: _Consts, st: State, which: np.ndarray) -> None:
-    idx = np.flatnonzero(which)
-    if idx.size:
-        sub = st.take(idx)
-        _refresh_legal(rules, c, sub)
-        st.legal[idx] = sub.legal
 
 
 def _go_out(rules: Rules, c: _Consts, st: State, out_now: np.ndarray, cur: np.ndarray, sel: np.ndarray) -> None:
