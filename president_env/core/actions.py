@@ -36,7 +36,8 @@ class ActionTable:
     def rows(self) -> list[dict]:
         """The table as plain rows {id, rank, size, words}: for docs and records."""
         return [
-            {"id": i, "rank": self.names[i] or None, "size": int(self.size[i]), "words": _words(self.names[i], int(self.size[i]))}
+            {"id": i, "rank": self.names[i] or None, "size": int(self.size[i]),
+             "words": _words(self.names[i], int(self.size[i]))}
             for i in range(self.n)
         ]
 

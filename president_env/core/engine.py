@@ -262,8 +262,7 @@ def _seat_after(c: _Consts, start: np.ndarray, direction: np.ndarray, ok: np.nda
 # --------------------------------------------------------------------------- hands
 def _start_hand(rules: Rules, c: _Consts, st: State, hands_by_seat: np.ndarray | None = None) -> None:
     """Deal (or take ``hands_by_seat``), play the forced exchange, set who acts. In place."""
-    B, P = st.batch_size, c.P
-    ar = np.arange(B)
+    P = c.P
     has_ranks = (st.social >= 0).all(axis=1)
     if hands_by_seat is None:
         hands_by_seat = _deal(rules, c, st, has_ranks)
@@ -568,7 +567,7 @@ def _give_back(rules: Rules, c: _Consts, st: State, a: np.ndarray) -> None:
 def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray,  # noqa: C901 - one block per option
           active: np.ndarray | None) -> np.ndarray:
     """Apply plays and passes to the games in PLAY (``active``; None = all). Returns whose hand ended."""
-    B, P, S = st.batch_size, c.P, c.S
+    B, S = st.batch_size, c.S
     ar = np.arange(B)
     cur = st.current.astype(np.int64)
     rank = c.act_rank[a]

@@ -174,7 +174,8 @@ class Rules:
             if "JK" not in wild:
                 raise bad("wild_ranks", sorted(wild), "joker_mode 'wild' needs JK in wild_ranks")
         elif "JK" in wild or "BJ" in wild or "RJ" in wild:
-            raise bad("wild_ranks", sorted(wild), f"jokers are wild only with joker_mode 'wild', not {self.joker_mode!r}")
+            raise bad("wild_ranks", sorted(wild),
+                      f"jokers are wild only with joker_mode 'wild', not {self.joker_mode!r}")
         if not [r for r in ro if r not in wild]:
             raise bad("wild_ranks", sorted(wild), "leaves no natural (non-wild) rank in the deck")
 
@@ -206,7 +207,8 @@ class Rules:
             if max(v, default=0) > self.smallest_hand:
                 raise bad(opt, list(v), f"larger than the smallest hand ({self.smallest_hand} cards)")
         if self.exchange_back is not None and len(self.exchange_back) != len(self.exchange):
-            raise bad("exchange_back", list(self.exchange_back), f"must have the same length as exchange {list(self.exchange)}")
+            raise bad("exchange_back", list(self.exchange_back),
+                      f"must have the same length as exchange {list(self.exchange)}")
         if self.scoring is not None and len(self.scoring) > self.players:
             raise bad("scoring", list(self.scoring), f"has more entries than players ({self.players})")
         for opt in ("target_points", "hands_per_session"):

@@ -75,7 +75,8 @@ class State:
     @staticmethod
     def concat(states: list[State]) -> State:
         """Join states of the same rules along the batch axis."""
-        return State(**{f.name: np.concatenate([getattr(s, f.name) for s in states]) for f in dataclasses.fields(State)})
+        fields = dataclasses.fields(State)
+        return State(**{f.name: np.concatenate([getattr(s, f.name) for s in states]) for f in fields})
 
 
 def field_names() -> tuple[str, ...]:
