@@ -1,0 +1,186 @@
+"""Randomised property tests of the batched core, for every preset and player count."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from president_env.core import EXCHANGE, OVER, PLAY, IllegalActionError, init, preset, step, tables
+from president_env.core.cards import WILD
+from president_env.core.rules import PRESETS, Rules
+
+
+def _player_counts(name: str) -> list[int]:
+    top = 12 if preset(name).decks == 2 else 8
+    counts = list(range(3, top + 1))
+    return counts if name in ("president", "double_deck", "huberes") else [3, 4, 5, 8]
+
+
+CASES = [(name, p) for name in PRESETS for p in _player_counts(name)]
+
+
+def _rules(name: str, players: int, hands: int = 3) -> Rules:
+    return preset(name, players=players, hands_per_session=hands)
+
+
+def _random_legal(legal: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    return (rng.random(legal.shape) * legal).argmax(axis=1)
+
+
+def reference_legal(rules: Rules, st, b: int) -> np.ndarray:
+    """Legal actions of game b, restated one candidate at a time from sections 3-5 of the rule book."""
+    t = tables(rules)
+    S, R = rules.max_set, t.n_play_ranks
+    out = np.zeros(1 + R * S, dtype=bool)
+    phase = int(st.phase[b])
+    if phase == OVER:
+        out[0] = True
+        return out
+    seat = int(st.current[b])
+    cnt = st.counts[b, seat]
+    wild = int(sum(cnt[k] for k in range(t.n_kinds) if t.kind_wild[k]))
+    nat = [int(cnt[t.play_kind[p]]) if t.play_ranks[p] != WILD else 0 for p in range(R)]
+    if phase == EXCHANGE:
+        for p in range(R):
+            held = wild if t.play_ranks[p] == WILD else nat[p]
+            out[1 + p * S] = held > 0
+        return out
+    top, ts = int(st.top_rank[b]), int(st.top_size[b])
+    lead = top < 0
+    strength = t.strength[int(st.revolution[b])]
+    name = t.play_ranks
+    for p in range(R):
+        for s in range(1, S + 1):
+            if name[p] == WILD:
+                have = wild >= s
+            else:
+                have = nat[p] >= 1 and nat[p] + wild >= s
+            if not have:
+                continue
+            if lead:
+                ok = not st.first_lead[b] or p == t.lowest_play_rank
+            else:
+                higher = strength[p] > strength[top]
+                same = p == top
+                rank_ok = higher or (rules.equal_rank_beats and same)
+                if rules.size_rule == "equal":
+                    ok = s == ts and rank_ok
+                elif rules.size_rule == "at_least":
+                    ok = s >= ts and rank_ok
+                else:
+                    ok = s > ts or (s == ts and rank_ok)
+                if rules.wild_tie != "equal" and same and s == ts and name[p] != WILD:
+                    natural = nat[p] >= s
+                    top_wild = bool(st.top_wild[b])
+                    ok |= (top_wild and natural) if rules.wild_tie == "natural_higher" else (not top_wild and not natural)
+                ok |= name[p] == rules.transparent_rank and s == ts
+                ok |= name[p] in rules.trump_ranks and higher
+                ok |= name[p] in rules.reset_ranks and s == 1
+                ok |= rules.four_of_a_kind == "bomb" and s >= 4
+                ok |= rules.complete_set_clears and same and int(st.top_count[b]) + s >= S
+            out[1 + p * S + s - 1] = ok
+    out[0] = not lead and not (rules.compulsory_beat and out[1:].any())
+    return out
+
+
+@pytest.mark.parametrize("name,players", CASES)
+def test_random_games_keep_every_invariant(name: str, players: int) -> None:
+    rules = _rules(name, players)
+    t = tables(rules)
+    B = 12
+    st = init(rules, B, seed=players)
+    rng = np.random.default_rng(players)
+    hands_seen = np.zeros(B, dtype=int)
+    checked_ref = 0
+    for _ in range(3000):
+        if (st.phase == OVER).all():
+            break
+        live = st.phase != OVER
+        # Cards are conserved: held + played + discarded = the pack.
+        total = st.counts.sum(axis=1) + st.played + st.discarded
+        assert (total[live] == t.kind_count).all()
+        assert (st.hands.sum(axis=2) == st.n_cards).all()
+        # A leader may never pass; masks only offer cards held.
+        leading = (st.phase == PLAY) & (st.top_rank < 0)
+        assert not st.legal[leading, 0].any()
+        assert st.legal.any(axis=1).all()
+        # The mask matches the rule book, restated candidate by candidate.
+        for b in range(0, B, 3):
+            np.testing.assert_array_equal(st.legal[b], reference_legal(rules, st, b), err_msg=f"game {b}")
+            checked_ref += 1
+        st = step(rules, st, _random_legal(st.legal, rng))
+        if st.hand_over.any():
+            ended = np.flatnonzero(st.hand_over)
+            hands_seen[ended] += 1
+            for b in ended:
+                # The finishing order is a permutation and the points are the rule book's.
+                assert sorted(st.last_finish[b]) == list(range(players))
+                assert st.hand_points[b].tolist() == [rules.points[p] for p in st.last_finish[b]]
+    assert (st.phase == OVER).all(), "every session of 3 hands ends"
+    assert (hands_seen == 3).all()
+    assert (st.points.sum(axis=1) == 3 * sum(rules.points)).all()
+    assert checked_ref > 0
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_batch_equals_one_by_one_and_same_seed_same_game(name: str) -> None:
+    rules = _rules(name, preset(name).players, hands=2)
+    B = 5
+    batch = init(rules, B, seed=7)
+    singles = [init(rules, keys=batch.key[i : i + 1]) for i in range(B)]
+    again = init(rules, B, seed=7)
+    rngs = [np.random.default_rng(i) for i in range(B)]
+    for _ in range(400):
+        acts = np.array([_random_legal(batch.legal[i : i + 1], rngs[i])[0] for i in range(B)])
+        batch = step(rules, batch, acts)
+        again = step(rules, again, acts)
+        singles = [step(rules, s, acts[i : i + 1]) for i, s in enumerate(singles)]
+    for f in dataclasses.fields(batch):
+        whole = getattr(batch, f.name)
+        np.testing.assert_array_equal(whole, np.concatenate([getattr(s, f.name) for s in singles]), err_msg=f.name)
+        np.testing.assert_array_equal(whole, getattr(again, f.name), err_msg=f.name)
+
+
+def test_different_seeds_deal_differently() -> None:
+    rules = preset("president")
+    a, b = init(rules, 4, seed=1), init(rules, 4, seed=2)
+    assert not np.array_equal(a.hands, b.hands)
+
+
+def test_step_is_pure() -> None:
+    rules = preset("president")
+    st = init(rules, 3, seed=0)
+    before = st.copy()
+    step(rules, st, _random_legal(st.legal, np.random.default_rng(0)))
+    for f in dataclasses.fields(st):
+        np.testing.assert_array_equal(getattr(st, f.name), getattr(before, f.name), err_msg=f.name)
+
+
+def test_bad_actions_are_refused_with_a_clear_error() -> None:
+    rules = preset("president")
+    st = init(rules, 2, seed=0)
+    legal = _random_legal(st.legal, np.random.default_rng(0))
+    with pytest.raises(IllegalActionError, match=r"shape \(2,\)"):
+        step(rules, st, legal[:1])
+    with pytest.raises(IllegalActionError, match="integers"):
+        step(rules, st, legal.astype(float))
+    with pytest.raises(IllegalActionError, match="out of range"):
+        step(rules, st, np.array([legal[0], 999]))
+    bad = legal.copy()
+    bad[1] = 0  # the leader may not pass
+    with pytest.raises(IllegalActionError, match=r"game 1: illegal action 0 \(pass\)"):
+        step(rules, st, bad)
+
+
+def test_finished_sessions_only_pass_and_stay_put() -> None:
+    rules = preset("president", hands_per_session=1)
+    st = init(rules, 2, seed=3)
+    rng = np.random.default_rng(0)
+    while not (st.phase == OVER).all():
+        st = step(rules, st, _random_legal(st.legal, rng))
+    assert st.legal[:, 0].all() and not st.legal[:, 1:].any()
+    after = step(rules, st, np.zeros(2, dtype=np.int64))
+    np.testing.assert_array_equal(after.points, st.points)
+    np.testing.assert_array_equal(after.hands, st.hands)
