@@ -56,6 +56,7 @@ class _Consts:
     lowest_cards: np.ndarray    # card indices of the lowest card (two with two decks)
     block_cols: np.ndarray      # (R, W) card columns of each play rank's kind, padded (see block_valid)
     block_valid: np.ndarray     # (R, W) which block columns really hold the kind
+    size_lut: np.ndarray        # ((S+2)^2, S) bool: sizes lo..hi for the pair (lo, hi)
 
 
 @lru_cache(maxsize=128)
@@ -91,7 +92,14 @@ def _consts(rules: Rules) -> _Consts:
         lowest_cards=np.flatnonzero(np.array(t.card_names) == lowest_name),
         block_cols=cols,
         block_valid=valid,
+        size_lut=_size_lut(rules.max_set),
     )
+
+
+def _size_lut(S: int) -> np.ndarray:
+    sizes = np.arange(1, S + 1)
+    lo, hi = np.divmod(np.arange((S + 2) ** 2), S + 2)
+    return (sizes[None, :] >= lo[:, None]) & (sizes[None, :] <= hi[:, None])
 
 
 def _block_cols(t: Tables) -> tuple[np.ndarray, np.ndarray]:
@@ -457,7 +465,8 @@ def _play_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:  # noqa: C901
     if st.first_lead[g].any():
         hi[st.first_lead[g]] *= (np.arange(R) == c.t.lowest_play_rank)[None, :].astype(np.int16)
     s = c.sizes[None, None, :]
-    legal = (s >= lo[:, :, None]) & (s <= hi[:, :, None])
+    # legal[b, r, size] = lo <= size <= hi, read from a table of all (lo, hi) pairs.
+    legal = np.take(c.size_lut, (lo * (S + 2) + hi).astype(np.intp), axis=0)
     extra = None
     if c.reset_play.any():
         extra = np.zeros((N, R, S), dtype=bool)

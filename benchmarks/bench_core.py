@@ -1,0 +1,87 @@
+"""Decisions per second of the batched core, against the same games stepped one at a time.
+
+Plays uniformly random legal actions (mask computation included: the mask is part
+of every step's output) on one core, for `president` and `daifugo`, at several
+batch sizes, and in the same run steps games one at a time (batch 0 in the rows).
+
+    python benchmarks/bench_core.py            # a table
+    python benchmarks/bench_core.py --json     # [{"preset", "batch", "decisions_per_s"}, ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+from president_env.core import init, preset, step_inplace
+
+
+def _one_core() -> None:
+    if hasattr(os, "sched_setaffinity"):
+        try:
+            os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+        except OSError:
+            pass
+
+
+def measure(name: str, batch: int, seconds: float, seed: int = 0) -> float:
+    """Decisions per second stepping ``batch`` games per call (0 = one game at a time, in turn)."""
+    # Sessions that never end during the run: every step is a real decision.
+    rules = preset(name, target_points=None, hands_per_session=10**6)
+    rng = np.random.default_rng(seed)
+    games = 64 if batch == 0 else batch
+    states = [init(rules, keys=k) for k in np.split(np.arange(games, dtype=np.uint64) + 1, games)] \
+        if batch == 0 else [init(rules, batch, seed=seed)]
+
+    def run(calls: int) -> int:
+        done = 0
+        for _ in range(calls):
+            for st in states:
+                legal = st.legal
+                step_inplace(rules, st, (rng.random(legal.shape, dtype=np.float32) * legal).argmax(axis=1))
+                done += st.batch_size
+        return done
+
+    run(3)  # warm up
+    decisions, start = 0, time.perf_counter()
+    while (elapsed := time.perf_counter() - start) < seconds:
+        decisions += run(1 if batch else 1)
+    return decisions / elapsed
+
+
+def main(argv: list[str] | None = None) -> list[dict]:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--presets", default="president,daifugo")
+    ap.add_argument("--batches", default="1,64,1024,4096")
+    ap.add_argument("--seconds", type=float, default=2.0, help="measuring time per row")
+    ap.add_argument("--json", action="store_true", help="print one JSON list of rows")
+    args = ap.parse_args(argv)
+    _one_core()
+    rows = []
+    for name in args.presets.split(","):
+        for batch in [0] + [int(b) for b in args.batches.split(",")]:
+            rows.append({"preset": name, "batch": batch, "decisions_per_s": measure(name, batch, args.seconds)})
+    if args.json:
+        print(json.dumps(rows))
+    else:
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title="Batched core: random legal games, one core")
+        for col in ("preset", "batch", "decisions/s", "x one at a time"):
+            table.add_column(col, justify="right")
+        for row in rows:
+            base = next(r["decisions_per_s"] for r in rows if r["preset"] == row["preset"] and r["batch"] == 0)
+            batch = "one at a time" if row["batch"] == 0 else str(row["batch"])
+            table.add_row(row["preset"], batch, f"{row['decisions_per_s']:,.0f}", f"{row['decisions_per_s'] / base:.1f}")
+        Console().print(table)
+    return rows
+
+
+if __name__ == "__main__":
+    sys.exit(0 if main() else 1)
