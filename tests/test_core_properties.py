@@ -74,7 +74,10 @@ def reference_legal(rules: Rules, st, b: int) -> np.ndarray:
                 if rules.wild_tie != "equal" and same and s == ts and name[p] != WILD:
                     natural = nat[p] >= s
                     top_wild = bool(st.top_wild[b])
-                    ok |= (top_wild and natural) if rules.wild_tie == "natural_higher" else (not top_wild and not natural)
+                    if rules.wild_tie == "natural_higher":
+                        ok |= top_wild and natural
+                    else:
+                        ok |= not top_wild and not natural
                 ok |= name[p] == rules.transparent_rank and s == ts
                 ok |= name[p] in rules.trump_ranks and higher
                 ok |= name[p] in rules.reset_ranks and s == 1
