@@ -1,0 +1,270 @@
+"""The rules object: the presets of section 7, overrides, refused combinations, round trips.
+
+The expected option values are written out here from the rule book (docs: rules.md
+sections 1-7 and fine point 13), not read back from the implementation's preset table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from president_env.core import PRESETS, Rules, RulesError, preset
+
+# Section 1-6 defaults, as the rule book states them.
+DEFAULTS = {
+    "rank_order": ("3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A", "2"),
+    "decks": 1,
+    "jokers": 0,
+    "joker_mode": "high",
+    "players": 4,
+    "extra_cards_to": "first_dealt",
+    "first_lead": "lowest_card",
+    "lead_after_first": "president",
+    "pass_rule": "may_replay",
+    "compulsory_beat": False,
+    "direction": "clockwise",
+    "size_rule": "equal",
+    "equal_rank_beats": False,
+    "equal_play_skips": False,
+    "wild_ranks": frozenset(),
+    "wild_tie": "equal",
+    "transparent_rank": None,
+    "trump_ranks": frozenset(),
+    "reset_ranks": frozenset(),
+    "four_of_a_kind": "none",
+    "complete_set_clears": False,
+    "eight_cut": False,
+    "forbidden_finish": frozenset(),
+    "president_must_win": False,
+    "exchange": (2, 1),
+    "reseat": True,
+    "target_points": 11,
+    "hands_per_session": None,
+}
+# Points by finishing position for the default scoring (section 6).
+DEFAULT_POINTS = {3: (2, 0, -2), 4: (2, 1, -1, -2), 5: (2, 1, 0, -1, -2), 8: (2, 1, 0, 0, 0, 0, -1, -2)}
+
+# Section 7: the options each preset changes ("scoring [2, 1, 0, ...]" is checked as points).
+PRESET_OPTIONS: dict[str, dict] = {
+    "president": {},
+    "pagat_basic": {"first_lead": "dealer_left", "exchange": (1,), "scoring": (2, 1)},
+    "asshole": {"pass_rule": "single_round", "size_rule": "at_least", "trump_ranks": frozenset({"2"}),
+                "first_lead": "dealer", "exchange": (1,), "extra_cards_to": "top_ranks"},
+    "ass_poker": {"size_rule": "bigger_beats_any", "equal_rank_beats": True, "equal_play_skips": True,
+                  "trump_ranks": frozenset({"2"})},
+    "locks_out": {"pass_rule": "locks_out"},
+    "single_round": {"pass_rule": "single_round"},
+    "compulsory": {"compulsory_beat": True},
+    "revolution": {"four_of_a_kind": "revolution"},
+    "bombs": {"four_of_a_kind": "bomb"},
+    "complete_set": {"complete_set_clears": True},
+    "one_deuce_wins": {"trump_ranks": frozenset({"2"})},
+    "jokers_high": {"jokers": 2, "joker_mode": "high_ranked", "trump_ranks": frozenset({"BJ", "RJ"})},
+    "daifugo": {"jokers": 2, "joker_mode": "wild", "wild_ranks": frozenset({"JK"}), "eight_cut": True,
+                "four_of_a_kind": "revolution", "forbidden_finish": frozenset({"2", "8", "JK"}),
+                "direction": "counter_clockwise", "extra_cards_to": "bottom_ranks", "scoring": (2, 1)},
+    "klootzakken": {"rank_order": ("7", "8", "9", "T", "J", "Q", "K", "A", "2", "3"), "reseat": False,
+                    "exchange": (2,), "lead_after_first": "scum"},
+    "huberes": {"players": 6, "jokers": 2, "joker_mode": "wild", "wild_ranks": frozenset({"2", "3", "JK"}),
+                "exchange": (3, 2, 1)},
+    "butthead": {"exchange": (2, 1), "exchange_back": (3, 2)},
+    "double_deck": {"decks": 2, "players": 8},
+}
+
+
+def _check_preset(r: Rules, name: str, overrides: dict | None = None) -> None:
+    """Every option of ``r`` is the default, the preset's value, or the override."""
+    expected = dict(DEFAULTS) | PRESET_OPTIONS[name] | (overrides or {})
+    scoring = expected.pop("scoring", None)
+    for option, value in expected.items():
+        assert getattr(r, option) == value, f"{name}: {option} is {getattr(r, option)!r}, expected {value!r}"
+    # exchange_back: "same as exchange" unless the preset says otherwise
+    back = expected.get("exchange_back", expected["exchange"])
+    assert [b for _, b in r.exchange_pairs] == list(back)[: len(r.exchange_pairs)]
+    if scoring is None:
+        assert r.points == DEFAULT_POINTS.get(r.players, r.points)
+        assert r.points[0] == 2 and r.points[-1] == -2
+    else:  # [2, 1, 0, ...]: padded with zeros
+        assert r.points == tuple(scoring) + (0,) * (r.players - len(scoring))
+
+
+def test_the_preset_list_is_section_7() -> None:
+    assert set(PRESETS) == set(PRESET_OPTIONS)
+
+
+@pytest.mark.parametrize("name", sorted(PRESET_OPTIONS))
+def test_preset_has_exactly_the_listed_options(name: str) -> None:
+    r = preset(name)
+    _check_preset(r, name)
+    assert r.name == name
+    assert Rules.preset(name) == r
+
+
+def test_president_preset_is_the_defaults() -> None:
+    assert preset("president") == Rules()
+    assert Rules().points == (2, 1, -1, -2)
+    assert Rules(players=3).points == (2, 0, -2)
+    assert Rules(players=6).points == (2, 1, 0, 0, -1, -2)
+
+
+@pytest.mark.parametrize("alias", ["hubéres", "Hubéres", "HUBERES", "hűbéres"])
+def test_huberes_accent_aliases(alias: str) -> None:
+    r = preset(alias)
+    assert r == preset("huberes")
+    _check_preset(r, "huberes")
+
+
+@pytest.mark.parametrize("name,overrides", [
+    ("president", {"players": 5}),
+    ("daifugo", {"players": 6}),
+    ("double_deck", {"players": 12}),
+    ("asshole", {"players": 5, "decks": 2}),
+    ("huberes", {"players": 4}),
+    ("revolution", {"four_of_a_kind": "revolution_and_reverse", "target_points": 21}),
+    ("klootzakken", {"exchange": (1,), "reseat": True}),
+])
+def test_preset_overrides(name: str, overrides: dict) -> None:
+    r = preset(name, **overrides)
+    _check_preset(r, name, overrides)
+    assert r != preset(name)
+
+
+def test_replace_changes_one_option_and_keeps_the_rest() -> None:
+    r = preset("daifugo").replace(players=5)
+    _check_preset(r, "daifugo", {"players": 5})
+    assert hash(r) == hash(preset("daifugo", players=5))
+
+
+# --------------------------------------------------------------------------- refusals
+def _refused(option: str, build) -> RulesError:
+    with pytest.raises(RulesError) as err:
+        build()
+    assert option in str(err.value), f"message does not name {option!r}: {err.value}"
+    return err.value
+
+
+def test_unknown_preset() -> None:
+    e = _refused("not_a_game", lambda: preset("not_a_game"))
+    assert "president" in str(e)  # lists the presets
+
+
+@pytest.mark.parametrize("build", [
+    lambda: preset("president", frobnicate=1),
+    lambda: Rules().replace(frobnicate=1),
+    lambda: Rules.from_dict({"frobnicate": 1}),
+])
+def test_unknown_option(build) -> None:
+    _refused("frobnicate", build)
+
+
+@pytest.mark.parametrize("option,value", [
+    ("pass_rule", "sometimes"), ("size_rule", "bigger"), ("first_lead", "dealer_right"),
+    ("lead_after_first", "vice"), ("direction", "up"), ("wild_tie", "random"), ("joker_mode", "low"),
+    ("four_of_a_kind", "boom"), ("extra_cards_to", "nobody"), ("decks", 3), ("jokers", 3),
+    ("players", 2), ("compulsory_beat", "yes"), ("rank_order", ("3", "4", "X")), ("rank_order", ("3", "3", "4")),
+    ("trump_ranks", {"1"}), ("transparent_rank", "Z"), ("target_points", 0), ("hands_per_session", -1),
+    ("exchange", (0,)),
+])
+def test_unknown_values(option: str, value) -> None:
+    _refused(option, lambda: Rules(**{option: value}))
+
+
+@pytest.mark.parametrize("option,kwargs", [
+    # section 1 and the introduction: 13 players with one deck
+    ("players", {"players": 13}),
+    ("players", {"players": 9}),
+    ("players", {"players": 13, "decks": 2}),
+    # the introduction: equal_play_skips without equal_rank_beats
+    ("equal_play_skips", {"equal_play_skips": True}),
+    # fine point 13: a rank with two roles among wild, trump, reset and transparent
+    ("trump_ranks", {"wild_ranks": {"2"}, "trump_ranks": {"2"}}),
+    ("reset_ranks", {"wild_ranks": {"2"}, "reset_ranks": {"2"}}),
+    ("transparent_rank", {"wild_ranks": {"2"}, "transparent_rank": "2"}),
+    ("reset_ranks", {"trump_ranks": {"2"}, "reset_ranks": {"2"}}),
+    ("transparent_rank", {"trump_ranks": {"2"}, "transparent_rank": "2"}),
+    ("transparent_rank", {"reset_ranks": {"7"}, "transparent_rank": "7"}),
+    # joker_mode wild without JK in wild_ranks, and the reverse
+    ("wild_ranks", {"jokers": 2, "joker_mode": "wild"}),
+    ("wild_ranks", {"jokers": 2, "joker_mode": "wild", "wild_ranks": {"2"}}),
+    ("wild_ranks", {"jokers": 2, "joker_mode": "high", "wild_ranks": {"JK"}}),
+    ("joker_mode", {"jokers": 0, "joker_mode": "wild", "wild_ranks": set()}),
+    # high_ranked jokers as wild
+    ("wild_ranks", {"jokers": 2, "joker_mode": "high_ranked", "wild_ranks": {"BJ"}}),
+    ("wild_ranks", {"jokers": 2, "joker_mode": "high_ranked", "wild_ranks": {"RJ", "BJ"}}),
+    # a deck with no natural rank
+    ("wild_ranks", {"rank_order": ("2", "3"), "wild_ranks": {"2", "3"}}),
+    ("wild_ranks", {"rank_order": ("2",), "jokers": 1, "joker_mode": "wild", "wild_ranks": {"2", "JK"},
+                    "exchange": (1,)}),
+    ("rank_order", {"rank_order": ()}),
+    # an exchange larger than the smallest hand (3 ranks, 4 players: 3 cards each)
+    ("exchange", {"rank_order": ("3", "4", "5"), "exchange": (4,)}),
+    ("exchange_back", {"rank_order": ("3", "4", "5"), "exchange": (1,), "exchange_back": (4,)}),
+    ("exchange", {"players": 8, "exchange": (7,)}),
+    # no target and no hand count
+    ("target_points", {"target_points": None, "hands_per_session": None}),
+    # options that name ranks must name ranks of the deck
+    ("eight_cut", {"rank_order": ("3", "4", "5", "6", "7"), "eight_cut": True}),
+    ("forbidden_finish", {"forbidden_finish": {"JK"}}),
+    ("trump_ranks", {"rank_order": ("3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"),
+                     "trump_ranks": {"2"}}),
+])
+def test_impossible_combinations(option: str, kwargs: dict) -> None:
+    _refused(option, lambda: Rules(**kwargs))
+    # the same refusal through a preset and through replace
+    _refused(option, lambda: preset("president", **kwargs))
+    _refused(option, lambda: Rules().replace(**kwargs))
+
+
+def test_possible_neighbours_of_the_refusals_build() -> None:
+    """The refusals above are not blanket: the nearby legal combinations build."""
+    Rules(players=8)
+    Rules(players=12, decks=2)
+    Rules(equal_rank_beats=True, equal_play_skips=True)
+    Rules(wild_ranks={"3"}, trump_ranks={"2"}, reset_ranks={"A"}, transparent_rank="7")
+    Rules(jokers=2, joker_mode="wild", wild_ranks={"JK"})
+    Rules(jokers=1, joker_mode="high_ranked", trump_ranks={"BJ"})
+    Rules(rank_order=("2", "3"), wild_ranks={"2"}, exchange=(1,))
+    Rules(rank_order=("3", "4", "5"), exchange=(3,))
+    Rules(target_points=None, hands_per_session=3)
+    Rules(target_points=5, hands_per_session=None)
+
+
+def test_refusal_message_names_the_value() -> None:
+    e = _refused("players", lambda: Rules(players=13))
+    assert "13" in str(e)
+    e = _refused("equal_play_skips", lambda: Rules(equal_play_skips=True))
+    assert "equal_rank_beats" in str(e)
+
+
+# --------------------------------------------------------------------------- round trips
+@pytest.mark.parametrize("name", sorted(PRESET_OPTIONS))
+def test_to_dict_from_dict_round_trip(name: str) -> None:
+    r = preset(name)
+    d = r.to_dict()
+    d2 = json.loads(json.dumps(d))  # plain JSON values only
+    back = Rules.from_dict(d2)
+    assert back == r
+    assert back.name == r.name
+    assert hash(back) == hash(r)
+    assert {f.name for f in dataclasses.fields(Rules)} == set(d)
+
+
+def test_round_trip_of_a_custom_rules_object() -> None:
+    r = Rules(players=5, rank_order=("7", "8", "9", "T"), decks=2, jokers=1, joker_mode="wild",
+              wild_ranks={"JK", "7"}, trump_ranks={"T"}, transparent_rank="8", wild_tie="natural_higher",
+              exchange=(1,), exchange_back=(2,), scoring=(3, 1), hands_per_session=4, target_points=None)
+    back = Rules.from_dict(r.to_dict())
+    assert back == r
+    assert back.wild_ranks == frozenset({"JK", "7"})
+    assert back.points == (3, 1, 0, 0, 0)
+    assert back.exchange_pairs == ((1, 2),)
+
+
+def test_rules_are_frozen_and_hashable() -> None:
+    r = preset("president")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.players = 5  # type: ignore[misc]
+    assert len({preset("president"), Rules(), preset("bombs")}) == 2
