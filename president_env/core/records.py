@@ -146,6 +146,8 @@ class Recorder:
         self.rules = rules
         self.state = state
         self._stop = _stop_rules(rules)
+        # Dealing under these rules repeats a hand's deal without its forced gifts.
+        self._plain = rules.replace(exchange=(), exchange_back=None)
         self._names = tables(rules).card_names
         B, P = state.batch_size, rules.players
         if agents is None:
@@ -193,7 +195,7 @@ class Recorder:
             if r.size:
                 # The dealt cards before the forced gifts: deal again with no exchange.
                 sub = st.take(r)
-                plain = init(rules.replace(exchange=(), exchange_back=None), keys=sub.key,
+                plain = init(self._plain, keys=sub.key,
                              start_ranks=sub.last_finish, seat_player=sub.seat_player, dealer=sub.dealer,
                              hand_no=sub.hand_no)
                 deal[r] = plain.hands
@@ -292,6 +294,14 @@ class Recorder:
         return out
 
 
+def random_actions(legal: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """(B,) uniformly random legal action ids for a (B, A) legal mask, drawn from ``rng``."""
+    legal = np.asarray(legal, dtype=bool)
+    if not legal.any(axis=1).all():
+        raise ValueError("every game needs at least one legal action")
+    return np.where(legal, rng.random(legal.shape), -1.0).argmax(axis=1)
+
+
 # --------------------------------------------------------------------------- files
 def write_records(dest: str | Path | IO[str], records: Iterable[dict[str, Any]]) -> int:
     """Write records as JSON lines to a path (overwritten) or an open text file; return how many."""
@@ -305,8 +315,8 @@ def write_records(dest: str | Path | IO[str], records: Iterable[dict[str, Any]])
     return n
 
 
-def iter_records(path: str | Path) -> Iterator[dict[str, Any]]:
-    """Read a JSON-lines records file one record at a time (blank lines are skipped).
+def iter_numbered_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, record) for each record of a JSON-lines file (blank lines are skipped).
 
     Raises :class:`RecordError` naming the file and line for corrupt JSON or a
     missing or ill-typed field.
@@ -323,7 +333,13 @@ def iter_records(path: str | Path) -> Iterator[dict[str, Any]]:
                 validate_record(rec)
             except RecordError as e:
                 raise RecordError(f"{path}:{lineno}: {e}") from None
-            yield rec
+            yield lineno, rec
+
+
+def iter_records(path: str | Path) -> Iterator[dict[str, Any]]:
+    """The records of a JSON-lines file, one at a time (see :func:`iter_numbered_records`)."""
+    for _, rec in iter_numbered_records(path):
+        yield rec
 
 
 def read_records(path: str | Path) -> list[dict[str, Any]]:

@@ -1,0 +1,247 @@
+"""Subcommands over the rules core: ``variants``, ``simulate`` and ``replay``.
+
+* ``president variants``: the preset table (name, source seeds, options that differ).
+* ``president simulate --preset NAME --games G --seed S --records FILE.jsonl``: G
+  sessions with uniformly random legal actions, one record per hand.
+* ``president replay FILE.jsonl --check``: replay and verify every record.
+* ``president replay FILE.jsonl [--index N]``: show one recorded hand step by step.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+from tqdm import tqdm
+
+from president_env.core import OVER, PRESETS, Rules, RulesError, init, make_keys, n_actions, preset
+from president_env.core.records import (
+    Recorder,
+    RecordError,
+    ReplayError,
+    iter_numbered_records,
+    replay,
+    write_records,
+)
+from president_env.core.render import format_record
+from president_env.core.rules import PRESET_ALIASES, PRESET_TABLE
+
+
+class UsageError(Exception):
+    """A bad command line value found after parsing (exit status 2, no traceback)."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``variants``, ``simulate`` and ``replay`` to the ``president`` parser."""
+    p = subparsers.add_parser("variants", help="list the presets (rule book section 7)",
+                              description="The presets: name, source seeds, options that differ from the defaults.")
+    p.set_defaults(func=cmd_variants)
+
+    p = subparsers.add_parser("simulate", help="play sessions with random legal actions and write game records",
+                              description="Play G sessions with uniformly random legal actions on the batched core "
+                                          "and write one JSON record per finished hand.")
+    p.add_argument("--preset", required=True, type=preset_name, help=f"one of: {', '.join(PRESETS)}")
+    p.add_argument("--players", type=int, default=None, help="number of players (default: the preset's)")
+    p.add_argument("--games", type=positive_int, required=True, help="sessions to play")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals and the random actions (default 0)")
+    p.add_argument("--records", type=Path, required=True, help="output JSON-lines file (overwritten)")
+    p.add_argument("--hands", type=positive_int, default=None,
+                   help="hands per session (default: play to the preset's target points)")
+    p.add_argument("--random-ranks", action="store_true",
+                   help="start each session from random ranks, so its first hand has an exchange")
+    p.add_argument("--batch-size", type=positive_int, default=64, help="sessions stepped together (default 64)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_simulate)
+
+    p = subparsers.add_parser("replay", help="verify game records, or show one hand step by step",
+                              description="Replay game records. With --check, verify every record and stop at the "
+                                          "first difference; otherwise show one recorded hand step by step.")
+    p.add_argument("file", type=Path, help="JSON-lines records file")
+    p.add_argument("--check", action="store_true", help="replay and verify every record")
+    p.add_argument("--index", type=int, default=0, help="record to show, counted from 0 (default 0)")
+    p.add_argument("--viewer", type=int, default=None, help="show only this player's cards")
+    p.add_argument("--tables", action="store_true", help="draw the full table before every decision")
+    p.set_defaults(func=cmd_replay)
+
+
+# --------------------------------------------------------------------------- argument types
+def preset_name(value: str) -> str:
+    """argparse type: a known preset name (or alias)."""
+    key = PRESET_ALIASES.get(value.lower(), value.lower())
+    if key not in PRESET_TABLE:
+        raise argparse.ArgumentTypeError(f"unknown preset {value!r}; presets are: {', '.join(PRESETS)}")
+    return key
+
+
+def positive_int(value: str) -> int:
+    """argparse type: an integer >= 1."""
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {n}")
+    return n
+
+
+# --------------------------------------------------------------------------- variants
+def _option_text(value: Any) -> str:
+    if isinstance(value, (set, frozenset)):
+        return "{" + ", ".join(sorted(value)) + "}"
+    if isinstance(value, (tuple, list)):
+        return "[" + ", ".join(str(v) for v in value) + "]"
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def cmd_variants(args: argparse.Namespace) -> int:
+    """Print the preset table."""
+    table = Table(title="President presets (rule book section 7)")
+    table.add_column("preset", style="bold", no_wrap=True)
+    table.add_column("from")
+    table.add_column("players", justify="right")
+    table.add_column("options that differ from the defaults")
+    for name, (source, options) in PRESET_TABLE.items():
+        diff = ", ".join(f"{k} {_option_text(v)}" for k, v in options.items()) or "none (the defaults)"
+        table.add_row(name, source, str(preset(name).players), diff)
+    Console().print(table)
+    return 0
+
+
+# --------------------------------------------------------------------------- simulate
+def _rules_from_args(args: argparse.Namespace) -> Rules:
+    overrides: dict[str, Any] = {}
+    if args.players is not None:
+        overrides["players"] = args.players
+    if args.hands is not None:
+        overrides["hands_per_session"] = args.hands
+    try:
+        return preset(args.preset, **overrides)
+    except RulesError as e:
+        raise UsageError(str(e)) from None
+
+
+def simulate(rules: Rules, games: int, seed: int, out: Any, random_ranks: bool = False, batch_size: int = 64,
+             progress: bool = True) -> list[dict[str, Any]]:
+    """Play ``games`` sessions with random legal actions; write records to ``out``; return short per-hand facts.
+
+    Session ``g`` has the ``g``-th key of ``make_keys(games, seed)`` and draws its
+    actions from ``numpy.random.default_rng([seed, g])``; records are written in
+    (session, hand) order, so the file does not depend on ``batch_size``.
+    """
+    keys = make_keys(games, seed)
+    A = n_actions(rules)
+    facts: list[dict[str, Any]] = []
+    bar = tqdm(total=games, unit="session", disable=not progress or None, file=sys.stderr)
+    try:
+        for start in range(0, games, batch_size):
+            idx = np.arange(start, min(games, start + batch_size))
+            st = init(rules, keys=keys[idx], start_ranks="random" if random_ranks else None)
+            rngs = [np.random.default_rng([seed, int(g)]) for g in idx]
+            rec = Recorder(rules, st, agents=["random"] * rules.players, sessions=idx)
+            over = 0
+            batch: list[dict[str, Any]] = []
+            while not rec.done:
+                u = np.stack([r.random(A) for r in rngs])
+                actions = np.where(rec.state.legal, u, -1.0).argmax(axis=1)
+                batch += rec.step(actions)
+                now = int((rec.state.phase == OVER).sum())
+                bar.update(now - over)
+                over = now
+            batch.sort(key=lambda r: (r["session"], r["hand"]))  # file order does not depend on batch_size
+            write_records(out, batch)
+            facts += [{"session": r["session"], "decisions": len(r["decisions"]), "points": r["points"],
+                       "president": r["finish_order"][0]} for r in batch]
+    finally:
+        bar.close()
+    return facts
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    """Play random sessions, write their records, print a summary."""
+    rules = _rules_from_args(args)
+    try:
+        f = open(args.records, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+    except OSError as e:
+        raise UsageError(f"cannot write {args.records}: {e.strerror}") from None
+    with f:
+        facts = simulate(rules, args.games, args.seed, f, random_ranks=args.random_ranks,
+                         batch_size=args.batch_size, progress=not args.no_progress)
+    P = rules.players
+    totals: dict[int, np.ndarray] = defaultdict(lambda: np.zeros(P, dtype=np.int64))
+    presidents = np.zeros(P, dtype=np.int64)
+    for fact in facts:
+        totals[fact["session"]] += fact["points"]
+        presidents[fact["president"]] += 1
+    wins = np.zeros(P, dtype=np.int64)
+    for t in totals.values():
+        wins[np.flatnonzero(t == t.max())] += 1
+    hands = len(facts)
+    decisions = sum(f["decisions"] for f in facts)
+    console = Console()
+    console.print(f"preset {rules.name}, {P} players, seed {args.seed}: {args.games} sessions, {hands} hands "
+                  f"({hands / args.games:.1f} a session), {decisions} decisions; records in {args.records}")
+    table = Table(title="random agents")
+    for col in ("player", "points a hand", "times President", "sessions won (ties count)"):
+        table.add_column(col, justify="right")
+    pts = sum(totals.values(), np.zeros(P, dtype=np.int64))
+    for p in range(P):
+        table.add_row(str(p), f"{pts[p] / max(hands, 1):+.3f}", str(int(presidents[p])), str(int(wins[p])))
+    console.print(table)
+    return 0
+
+
+# --------------------------------------------------------------------------- replay
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Verify every record (--check) or show one hand."""
+    if not args.file.is_file():
+        raise UsageError(f"no such records file: {args.file}")
+    if args.check:
+        n = decisions = 0
+        try:
+            for lineno, rec in iter_numbered_records(args.file):
+                try:
+                    replay(rec)
+                except (ReplayError, RecordError) as e:
+                    print(f"error: {args.file}:{lineno}: record {n} (session {rec['session']}, hand {rec['hand']}) "
+                          f"does not replay: {e}", file=sys.stderr)
+                    return 1
+                n += 1
+                decisions += len(rec["decisions"])
+        except RecordError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 1
+        if n == 0:
+            print(f"error: {args.file} holds no records", file=sys.stderr)
+            return 1
+        print(f"ok: {n} records, {decisions} decisions replayed and verified")
+        return 0
+    if args.index < 0:
+        raise UsageError(f"--index must be 0 or more, got {args.index}")
+    found: tuple[int, dict[str, Any]] | None = None
+    count = 0
+    try:
+        for lineno, rec in iter_numbered_records(args.file):
+            if count == args.index:
+                found = (lineno, rec)
+                break
+            count += 1
+        if found is None:
+            raise UsageError(f"--index {args.index}: {args.file} holds only {count} record(s)")
+        lineno, rec = found
+        if args.viewer is not None and not 0 <= args.viewer < len(rec["agents"]):
+            raise UsageError(f"--viewer must be a player 0..{len(rec['agents']) - 1}, got {args.viewer}")
+        text = format_record(rec, viewer=args.viewer, tables_every_step=args.tables)
+    except RecordError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except ReplayError as e:
+        print(f"error: {args.file}:{lineno}: record {args.index} does not replay: {e}", file=sys.stderr)
+        return 1
+    print(text, end="")
+    return 0

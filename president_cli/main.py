@@ -1,0 +1,44 @@
+"""The ``president`` command line: one parser, subcommands registered by modules.
+
+Each module listed in :data:`COMMAND_MODULES` has ``register(subparsers)``, which
+adds its subcommands and sets ``func`` (``args -> exit status``) on each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from president_cli import core_commands
+
+# One line per module that adds subcommands (variants, simulate, replay; later evaluate, train, play).
+COMMAND_MODULES = [
+    core_commands,
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser with every module's subcommands."""
+    parser = argparse.ArgumentParser(prog="president", description="President card game: rules, records, agents.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module in COMMAND_MODULES:
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status (0 ok, 1 failed check, 2 usage error)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except core_commands.UsageError as e:
+        parser.exit(2, f"{parser.prog} {args.command}: error: {e}\n")
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
