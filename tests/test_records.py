@@ -306,9 +306,7 @@ def test_random_actions_are_legal_and_cover_the_legal_set():
         random_actions(np.zeros((1, 3), dtype=bool), rng)
 
 
-# --------------------------------------------------------------------------- engine bug
-@pytest.mark.xfail(reason="engine bug: st.moved after a hand-ending step holds the next hand's forced gift "
-                   "(or nothing), not the cards of the play that ended the hand", strict=True)
+# --------------------------------------------------------------------------- engine
 def test_engine_moved_holds_the_last_play_of_a_hand():
     rules = preset("president")
     st = init(rules, batch_size=4, seed=1)

@@ -542,7 +542,9 @@ def step_inplace(rules: Rules, st: State, actions: np.ndarray) -> None:
     if ended.any():
         idx = np.flatnonzero(ended)
         sub = st.take(idx)
+        last_play = sub.moved.copy()
         _end_hand(rules, c, sub)
+        sub.moved[:] = last_play  # the cards of the play that ended the hand, not the next deal's gifts
         st.put(idx, sub)
 
 

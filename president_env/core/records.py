@@ -69,10 +69,9 @@ def _step_recording(
 ) -> tuple[np.ndarray, np.ndarray, State | None]:
     """Step ``st`` in place and return the cards each action moved.
 
-    ``st.moved`` after a step that ends a hand holds the next hand's forced gift
-    (or nothing), not the last play, so games whose hand ends are stepped again
-    from a copy under rules that end the session there: that copy keeps the play's
-    cards. Returns (moved (B, C), games whose hand ended, those games as they stood
+    Games whose hand ends are also stepped from a copy under rules that end the
+    session there, which gives the state as it stood at the end of the hand (the
+    engine has dealt the next hand in ``st``) and cross-checks the scoring. Returns (moved (B, C), games whose hand ended, those games as they stood
     when their hand ended).
     """
     actions = np.asarray(actions)
