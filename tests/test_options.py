@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from helpers import actor, finish, game, hand, legal_moves, move_id, n_cards, play, seat_of, top
 
-from president_env.core import EXCHANGE, OVER, PLAY, IllegalActionError, Rules, card_names, init, step
+from president_env.core import EXCHANGE, OVER, PLAY, IllegalActionError, Rules, card_names, init, preset, step
 
 
 def R(**options) -> Rules:
@@ -96,6 +96,15 @@ class TestFirstLead:
         st = play(r, st, (2, "4x2"))
         assert moved(r, st) == ["3H", "4C"]
         assert top(r, st) == "4x2"
+
+
+    def test_lowest_card_with_another_rank_order(self) -> None:
+        """Klootzakken ranks 7 to 3: the lowest card is the 7C."""
+        r = preset("klootzakken", players=3, hands_per_session=1)
+        assert r.first_lead == "lowest_card"
+        st = game(r, ["3C 8C", "7D 9C", "7C 7H 2C"], rest_to=0, dealer=0)
+        assert actor(st) == 2
+        assert legal_moves(r, st) == {"7", "7x2"}
 
 
 class TestLeadAfterFirst:
@@ -387,6 +396,15 @@ class TestEqualPlaySkips:
         st = game(r, ["5C 9C", "5D 9D", "6C 8C", "7C 9S"], rest_to=0, dealer=0)
         st = play(r, st, (0, "5"), (1, "5"), (3, "7"), (0, "pass"), (1, "pass"))
         assert actor(st) == 2 and legal_moves(r, st) == {"pass", "8"}
+
+    def test_single_round_skipped_player_has_had_its_turn(self) -> None:
+        r = self._rules(pass_rule="single_round")
+        st = game(r, ["5C 9C", "5D 9D", "6C 8C", "7C 9S"], rest_to=0, dealer=0)
+        st = play(r, st, (0, "5"), (1, "5"))
+        assert actor(st) == 3  # 2 skipped
+        st = play(r, st, (3, "pass"))
+        # 0 led, 2 was skipped, 3 passed: the trick ends and 1 leads
+        assert top(r, st) is None and actor(st) == 1
 
     @pytest.mark.xfail(strict=True, reason="engine bug: under single_round an equal-play skip that uses up the "
                        "last turns does not end the trick; the leader gets a second turn (fine points 7, 8)")
@@ -898,6 +916,16 @@ class TestExchange:
         assert hand(r, st, 3) == ["6C"]
         assert hand(r, st, 1) == ["4C", "4D", "8H"]  # 8H goes before 8C
         assert hand(r, st, 2) == ["7S", "8C"]
+
+    @pytest.mark.parametrize("scum,gift", [("BJ RJ 2S", "RJ"), ("BJ 2S", "BJ"), ("2H 2S 2D", "2S")])
+    def test_the_single_best_card(self, scum: str, gift: str) -> None:
+        """RJ before BJ before any natural; the highest suit first."""
+        r = Rules(players=4, rank_order="3 4 5 6 7 8 2", jokers=2, joker_mode="high_ranked", exchange=(1,),
+                  hands_per_session=1)
+        st = game(r, ["3C", "3D", "3H", scum], rest_to=1, start_ranks=[0, 1, 2, 3], seat_player=[0, 1, 2, 3])
+        assert hand(r, st, 0) == sorted(["3C", gift], key=lambda c: r.rank_order.index(c[0]) if c[0] in
+                                        r.rank_order else 99)
+        assert gift not in hand(r, st, 3) and len(hand(r, st, 3)) == len(scum.split()) - 1
 
     def test_wild_cards_come_after_jokers_and_before_naturals(self) -> None:
         r = Rules(players=4, rank_order="3 4 5 6 7 8 2", jokers=1, joker_mode="wild", wild_ranks={"JK", "3"},
