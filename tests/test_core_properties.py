@@ -73,11 +73,9 @@ def reference_legal(rules: Rules, st, b: int) -> np.ndarray:
                     ok = s > ts or (s == ts and rank_ok)
                 if rules.wild_tie != "equal" and same and s == ts and name[p] != WILD:
                     natural = nat[p] >= s
-                    top_wild = bool(st.top_wild[b])
-                    if rules.wild_tie == "natural_higher":
-                        ok |= top_wild and natural
-                    else:
-                        ok |= not top_wild and not natural
+                    top_natural = not st.top_wild[b]
+                    if natural != top_natural:  # only the higher of the two beats (fine point 3)
+                        ok = natural if rules.wild_tie == "natural_higher" else not natural
                 ok |= name[p] == rules.transparent_rank and s == ts
                 ok |= name[p] in rules.trump_ranks and higher
                 ok |= name[p] in rules.reset_ranks and s == 1

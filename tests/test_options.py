@@ -406,8 +406,6 @@ class TestEqualPlaySkips:
         # 0 led, 2 was skipped, 3 passed: the trick ends and 1 leads
         assert top(r, st) is None and actor(st) == 1
 
-    @pytest.mark.xfail(strict=True, reason="engine bug: under single_round an equal-play skip that uses up the "
-                       "last turns does not end the trick; the leader gets a second turn (fine points 7, 8)")
     def test_single_round_skip_that_uses_up_the_turns_ends_the_trick(self) -> None:
         """Fine points 7 and 8: a skipped player has had its turn; when none is left, the trick ends."""
         r = self._rules(pass_rule="single_round")
@@ -509,8 +507,6 @@ class TestWildTie:
         r, st = self._start("wild_higher", "wild")
         assert "7x2" not in legal_moves(r, st)
 
-    @pytest.mark.xfail(strict=True, reason="engine bug: with equal_rank_beats the lower set of a wild_tie "
-                       "still beats the higher one (fine point 3: 'the lower never beats the higher')")
     @pytest.mark.parametrize("wild_tie,first", [("natural_higher", "natural"), ("wild_higher", "wild")])
     def test_the_lower_never_beats_the_higher_even_with_equal_rank_beats(self, wild_tie: str, first: str) -> None:
         r, st = self._start(wild_tie, first, equal_rank_beats=True)

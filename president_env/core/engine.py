@@ -448,9 +448,12 @@ def _play_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:  # noqa: C901
         natural[:, :Rn] = nat >= ts
         tie = natural & st.top_wild[g][:, None] if rules.wild_tie == "natural_higher" else \
             ~natural & ~st.top_wild[g][:, None]
-        tie &= same
-        tie[:, Rn] = False  # all-wild sets of one size are equal
-        lo = np.where(tie, np.minimum(lo, ts), lo)
+        top_natural = ~st.top_wild[g][:, None]
+        differ = same & (natural != top_natural)   # one set natural, the other with wild cards
+        differ[:, Rn] = False  # all-wild sets of one size are equal
+        tie &= differ
+        lower = differ & ~tie                      # the lower never beats the higher (fine point 3)
+        lo = np.where(tie, np.minimum(lo, ts), np.where(lower, np.maximum(lo, ts + 1), lo))
         hi = np.where(tie, np.maximum(hi, ts), hi)
     if c.transparent >= 0:
         t = c.transparent
@@ -684,6 +687,10 @@ def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray,  # noqa: C901 - on
         if skip.any():
             start, again = _skip(rules, c, st, skip, cur, size - old_size + 1, alive)
             can_act = alive & ~st.passed
+            if rules.pass_rule == "single_round":  # the skip may have used up the last turns
+                others = can_act.copy()
+                others[ar, st.top_owner.astype(np.int64)] = False
+                trick_end |= skip & ~others.any(axis=1)
     nxt = _seat_after(c, start, direction, can_act)
     if rules.equal_play_skips and skip.any():
         nxt = np.where(again, cur, nxt)
