@@ -71,7 +71,8 @@ def _step_recording(
 
     Games whose hand ends are also stepped from a copy under rules that end the
     session there, which gives the state as it stood at the end of the hand (the
-    engine has dealt the next hand in ``st``) and cross-checks the scoring. Returns (moved (B, C), games whose hand ended, those games as they stood
+    engine has dealt the next hand in ``st``) and cross-checks the scoring.
+    Returns (moved (B, C), games whose hand ended, those games as they stood
     when their hand ended).
     """
     actions = np.asarray(actions)
