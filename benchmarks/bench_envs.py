@@ -1,0 +1,157 @@
+"""Steps per second of the environments, on one core, with uniformly random legal actions.
+
+* ``aec``: decisions per second of ``president_env.env()`` (the wrapped AEC env, default
+  ``president`` preset, 4 players), through ``last()`` and ``step()`` as a user drives it;
+* ``connect_four_v3``: the same loop over PettingZoo's own classic env, in the same run,
+  as the reference (bar: ``aec`` at least as fast per decision);
+* ``vecenv_1024``: learner steps per second of ``training.vec_env.PresidentVecEnv`` with
+  B = 1024 games, random opponents played inside ``step``;
+* ``dummyvecenv_1024``: learner steps per second of SB3's ``DummyVecEnv`` over 1024
+  ``training.gym_env.PresidentGymEnv`` (bar: ``vecenv_1024`` at least 20 times this).
+
+    python benchmarks/bench_envs.py            # a table with the two ratios
+    python benchmarks/bench_envs.py --json     # [{"name", "steps_per_s"}, ...]
+
+``connect_four_v3`` imports pygame (for its renderer only); without pygame installed a
+stand-in module is put in its place so that the env can be timed (it never renders here).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import types
+
+for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
+
+
+def _one_core() -> None:
+    if hasattr(os, "sched_setaffinity"):
+        try:
+            os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+        except OSError:
+            pass
+
+
+def _timed(run_once, seconds: float) -> float:
+    """Repeat ``run_once() -> steps`` for about ``seconds``; steps per second."""
+    run_once()  # warm up
+    steps, start = 0, time.perf_counter()
+    while (elapsed := time.perf_counter() - start) < seconds:
+        steps += run_once()
+    return steps / elapsed
+
+
+def aec_loop(env, seconds: float, seed: int = 0) -> float:
+    """Decisions per second driving an AEC env with random legal actions (resets included, dead steps not counted)."""
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+
+    def run_once(n: int = 200) -> int:
+        done = 0
+        while done < n:
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.reset()
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(legal.size)]))
+            done += 1
+        return done
+
+    return _timed(run_once, seconds)
+
+
+def bench_aec(seconds: float) -> float:
+    import president_env
+
+    return aec_loop(president_env.env("president"), seconds)
+
+
+def bench_connect_four(seconds: float) -> float:
+    try:
+        import pygame  # noqa: F401
+    except ImportError:
+        sys.modules["pygame"] = types.ModuleType("pygame")  # only its renderer needs pygame
+    from pettingzoo.classic import connect_four_v3
+
+    return aec_loop(connect_four_v3.env(), seconds)
+
+
+def _vec_loop(venv, masks, seconds: float, seed: int = 0) -> float:
+    rng = np.random.default_rng(seed)
+    venv.seed(seed)
+    venv.reset()
+    B = venv.num_envs
+
+    def run_once() -> int:
+        m = masks()
+        venv.step(np.argmax(m * rng.random(m.shape, dtype=np.float32), axis=1))
+        return B
+
+    return _timed(run_once, seconds)
+
+
+def bench_vecenv(num_envs: int, seconds: float) -> float:
+    from training.vec_env import PresidentVecEnv
+
+    venv = PresidentVecEnv(num_envs, "president")
+    return _vec_loop(venv, venv.action_masks, seconds)
+
+
+def bench_dummyvecenv(num_envs: int, seconds: float) -> float:
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from training.gym_env import PresidentGymEnv
+
+    venv = DummyVecEnv([lambda: PresidentGymEnv("president") for _ in range(num_envs)])
+    return _vec_loop(venv, lambda: np.stack(venv.env_method("action_masks")), seconds)
+
+
+def main(argv: list[str] | None = None) -> list[dict]:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=3.0, help="measuring time per row")
+    ap.add_argument("--num-envs", type=int, default=1024, help="games in the VecEnv and envs in the DummyVecEnv")
+    ap.add_argument("--json", action="store_true", help="print one JSON list of rows")
+    args = ap.parse_args(argv)
+    _one_core()
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:
+        pass
+    B = args.num_envs
+    rows = [
+        {"name": "aec", "steps_per_s": bench_aec(args.seconds)},
+        {"name": "connect_four_v3", "steps_per_s": bench_connect_four(args.seconds)},
+        {"name": f"vecenv_{B}", "steps_per_s": bench_vecenv(B, args.seconds)},
+        {"name": f"dummyvecenv_{B}", "steps_per_s": bench_dummyvecenv(B, max(args.seconds, 3.0))},
+    ]
+    if args.json:
+        print(json.dumps(rows))
+        return rows
+    from rich.console import Console
+    from rich.table import Table
+
+    by = {r["name"]: r["steps_per_s"] for r in rows}
+    table = Table(title="Environments: random legal actions, one core")
+    table.add_column("env")
+    table.add_column("steps/s", justify="right")
+    for r in rows:
+        table.add_row(r["name"], f"{r['steps_per_s']:,.0f}")
+    console = Console()
+    console.print(table)
+    console.print(f"aec / connect_four_v3 = {by['aec'] / by['connect_four_v3']:.2f} (bar: >= 1)")
+    console.print(f"vecenv_{B} / dummyvecenv_{B} = {by[f'vecenv_{B}'] / by[f'dummyvecenv_{B}']:.1f} (bar: >= 20)")
+    return rows
+
+
+if __name__ == "__main__":
+    main()
