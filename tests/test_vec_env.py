@@ -88,6 +88,16 @@ def test_bad_actions_and_options_are_refused():
     bad = np.argmin(venv.action_masks(), axis=1)
     with pytest.raises(IllegalActionError, match="illegal action"):
         venv.step(bad)
+    def cheat(obs, mask, rng):
+        return np.zeros(len(obs), dtype=np.int64) + (mask.shape[1] - 1)   # the biggest play, rarely legal
+
+    venv = PresidentVecEnv(4, opponents=cheat, seed=0)
+    with pytest.raises(IllegalActionError, match=r"game \d: the opponent policy playing player_\d"):
+        venv.reset()
+    venv = PresidentVecEnv(4, seed=0)
+    venv.set_options({"deal": {}})
+    with pytest.raises(ValueError, match="no options"):
+        venv.reset()
     with pytest.raises(ValueError, match="num_envs"):
         PresidentVecEnv(0)
     with pytest.raises(ValueError, match="opponents"):

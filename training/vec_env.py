@@ -31,7 +31,8 @@ Opponents: a batched policy ``policy(obs (N, D), mask (N, A) bool, rng) ->
 actions (N,)`` (NumPy: :func:`random_policy` is the default), or a frozen SB3
 model (anything with ``predict``; sb3-contrib's maskable models get the masks),
 or a list of ``players - 1`` of these: the k-th plays the player ``k + 1``
-places after the learner in player numbering.
+places after the learner in player numbering. An opponent's illegal action raises
+``IllegalActionError`` naming the game and the player.
 
 Learner and seeding: with ``learner="rotate"`` game i's learner is player
 ``(i + e) % players`` in its e-th episode; an int fixes it. Game i's key is
@@ -53,7 +54,7 @@ import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
 from president_env.aec_env import REWARD_SCHEMES, hand_rewards, make_rules, observation_box, render_text
-from president_env.core import OVER, Rules, init, make_keys, n_actions, step_inplace
+from president_env.core import OVER, IllegalActionError, Rules, init, make_keys, n_actions, step_inplace
 from president_env.core import observation as O
 
 BatchedPolicy = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
@@ -168,6 +169,7 @@ class PresidentVecEnv(VecEnv):
                     rows = np.flatnonzero(slot == k)
                     if rows.size:
                         acts[rows] = np.asarray(pol(obs[rows], mask[rows], self._opp_rng)).reshape(-1)
+            self._check_opponent_actions(sub, idx, cur, acts)
             step_inplace(rules, sub, acts.astype(np.int64, copy=False))
             if sub.hand_over.any():
                 r = hand_rewards(rules, sub, self.reward_scheme)
@@ -176,11 +178,30 @@ class PresidentVecEnv(VecEnv):
                 st.put(idx, sub)
         return gained
 
+    def _check_opponent_actions(self, sub: Any, idx: np.ndarray, cur: np.ndarray, acts: np.ndarray) -> None:
+        """Name the VecEnv game and the opponent when a policy returns a bad action."""
+        A = sub.legal.shape[1]
+        if acts.shape != (idx.size,) or acts.dtype.kind not in "iu":
+            raise IllegalActionError(
+                f"an opponent policy must return {idx.size} integer actions, got shape {acts.shape} dtype {acts.dtype}"
+            )
+        ok = (acts >= 0) & (acts < A)
+        ok[ok] = sub.legal[np.flatnonzero(ok), acts[ok]]
+        if not ok.all():
+            j = int(np.argmin(ok))
+            raise IllegalActionError(
+                f"game {int(idx[j])}: the opponent policy playing player_{int(cur[j])} chose illegal action "
+                f"{int(acts[j])}; legal: {np.flatnonzero(sub.legal[j]).tolist()}"
+            )
+
     def _observe(self) -> np.ndarray:
         return O.observe(self.rules, self._state, self._learner)
 
     # ------------------------------------------------------------------ VecEnv API
     def reset(self) -> np.ndarray:
+        if any(self._options):
+            self._reset_options()
+            raise ValueError("PresidentVecEnv.reset takes no options (set_options is not supported)")
         seed = self._seeds[0] if self._seeds[0] is not None else self._base_seed
         self._base_seed = None
         self._seed_generators(seed)
