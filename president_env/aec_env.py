@@ -30,7 +30,9 @@ Options (keywords of :func:`env` and :class:`raw_env`)
     ``"random"`` (random social ranks, so the exchange is played from hand one)
     or a list of finishing positions by player.
     ``reward="points"`` or ``"rank"`` (below). ``render_mode`` ``None``, ``"ansi"``
-    or ``"human"``.
+    (``render()`` returns the text) or ``"human"`` (printed after every step): the
+    core's text table (``president_env.core.render``) seen by the agent to act,
+    with only its own cards shown.
 
 Actions
     ``Discrete(A)``: id 0 is pass, then one id per (play rank, size); during the
@@ -123,6 +125,7 @@ from .core import (
 from .core import observation as O
 from .core import preset as make_preset
 from .core.cards import card_index
+from .core.render import render as core_render
 
 __all__ = [
     "env", "raw_env", "make_rules", "observation_table", "format_observation_table", "observation_bounds",
@@ -245,60 +248,9 @@ def deal_from_names(rules: Rules, deal: dict[str, list[str]], agents: list[str])
     return out
 
 
-def _title(pos: int, P: int) -> str:
-    if pos < 0:
-        return "-"
-    if pos == 0:
-        return "President"
-    if pos == P - 1:
-        return "Scum"
-    if P >= 4 and pos == 1:
-        return "Vice-President"
-    if P >= 4 and pos == P - 2:
-        return "Vice-Scum"
-    return "Neutral"
-
-
 def render_text(rules: Rules, state: State, game: int = 0, viewer: int | None = None) -> str:
-    """A text table of one game: the pile, every seat's count and status, only ``viewer``'s cards.
-
-    Uses ``president_env.core.render.render`` when the core has it; this is the fallback.
-    """
-    try:
-        from .core.render import render as core_render
-    except ImportError:
-        core_render = None
-    if core_render is not None:
-        return core_render(rules, state, game=game, viewer=viewer)
-    t = tables(rules)
-    P, b = rules.players, game
-    phase = ("exchange", "play", "over")[int(state.phase[b])]
-    lines = [
-        f"President ({rules.name}, {P} players) - hand {int(state.hand_no[b]) + (phase != 'over')}"
-        f" - {phase}{' - REVOLUTION' if state.revolution[b] else ''}"
-    ]
-    top = int(state.top_rank[b])
-    if top < 0:
-        lines.append("pile: empty (lead)" if phase == "play" else "pile: -")
-    else:
-        owner = int(state.seat_player[b, state.top_owner[b]])
-        lines.append(f"pile: {int(state.top_size[b])} x {t.play_ranks[top]} by player_{owner}")
-    lines.append(f"{'seat':>4}  {'player':<10}{'rank':<16}{'cards':>5}  {'status':<10}{'points':>6}")
-    cur = int(state.current[b])
-    for s in range(P):
-        p = int(state.seat_player[b, s])
-        fin = int(state.finish[b, s])
-        status = f"out #{fin + 1}" if fin >= 0 else ("passed" if state.passed[b, s] else "")
-        mark = ">" if s == cur and phase != "over" else " "
-        lines.append(
-            f"{mark}{s:>3}  {'player_' + str(p):<10}{_title(int(state.social[b, s]), P):<16}"
-            f"{int(state.n_cards[b, s]):>5}  {status:<10}{int(state.points[b, p]):>6}"
-        )
-    if viewer is not None:
-        seat = int(np.flatnonzero(state.seat_player[b] == viewer)[0])
-        cards = [t.card_names[c] for c in np.flatnonzero(state.hands[b, seat])]
-        lines.append(f"hand of player_{viewer}: {' '.join(cards) if cards else '(none)'}")
-    return "\n".join(lines)
+    """A text table of one game: the pile, every seat's count and status, only ``viewer``'s cards."""
+    return core_render(rules, state, game=game, viewer=viewer)
 
 
 # --------------------------------------------------------------------------- the AEC env
