@@ -10,11 +10,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from president_cli import core_commands
+from president_cli import core_commands, play
 
 # One line per module that adds subcommands (variants, simulate, replay; later evaluate, train, play).
 COMMAND_MODULES = [
     core_commands,
+    play,
 ]
 
 
