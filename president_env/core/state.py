@@ -61,16 +61,19 @@ class State:
         return int(self.key.shape[0])
 
     def copy(self) -> State:
-        return State(**{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self)})
+        d = self.__dict__
+        return State(**{name: d[name].copy() for name in _FIELDS})
 
     def take(self, idx: np.ndarray) -> State:
         """The sub-batch ``idx`` (a copy)."""
-        return State(**{f.name: getattr(self, f.name)[idx] for f in dataclasses.fields(self)})
+        d = self.__dict__
+        return State(**{name: d[name][idx] for name in _FIELDS})
 
     def put(self, idx: np.ndarray, sub: State) -> None:
         """Write the sub-batch ``sub`` back at ``idx`` (in place)."""
-        for f in dataclasses.fields(self):
-            getattr(self, f.name)[idx] = getattr(sub, f.name)
+        d, s = self.__dict__, sub.__dict__
+        for name in _FIELDS:
+            d[name][idx] = s[name]
 
     @staticmethod
     def concat(states: list[State]) -> State:
@@ -79,5 +82,8 @@ class State:
         return State(**{f.name: np.concatenate([getattr(s, f.name) for s in states]) for f in fields})
 
 
+_FIELDS = tuple(f.name for f in dataclasses.fields(State))
+
+
 def field_names() -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(State))
+    return _FIELDS
