@@ -31,7 +31,10 @@ Opponents: a batched policy ``policy(obs (N, D), mask (N, A) bool, rng) ->
 actions (N,)`` (NumPy: :func:`random_policy` is the default), or a frozen SB3
 model (anything with ``predict``; sb3-contrib's maskable models get the masks),
 or a list of ``players - 1`` of these: the k-th plays the player ``k + 1``
-places after the learner in player numbering. An opponent's illegal action raises
+places after the learner in player numbering, or an opponent pool (anything with
+``policies``, a list of agents or policies, and ``sample(n, rng)``, giving each new
+game's ``(n, players - 1)`` member indices: see :mod:`training.opponent_pool`),
+so that every game draws its own opponents. An opponent's illegal action raises
 ``IllegalActionError`` naming the game and the player.
 
 Learner and seeding: with ``learner="rotate"`` game i's learner is player
@@ -82,6 +85,8 @@ def sb3_policy(model: Any, deterministic: bool = False) -> BatchedPolicy:
 
 
 def _as_policy(p: Any) -> BatchedPolicy:
+    if hasattr(p, "act") and callable(p.act):  # an agents.Agent
+        return p.act
     if hasattr(p, "predict"):
         return sb3_policy(p)
     if callable(p):
@@ -121,7 +126,10 @@ class PresidentVecEnv(VecEnv):
         self._fixed_learner = None if learner == "rotate" else int(learner)
         if opponents is None:
             opponents = random_policy
-        if isinstance(opponents, (list, tuple)):
+        self._pool = opponents if hasattr(opponents, "sample") and hasattr(opponents, "policies") else None
+        if self._pool is not None:
+            self.opponents = []  # read from the pool at every move: it grows during training
+        elif isinstance(opponents, (list, tuple)):
             if len(opponents) != P - 1:
                 raise ValueError(f"opponents must be one policy or a list of {P - 1} policies, got {len(opponents)}")
             self.opponents = [_as_policy(p) for p in opponents]
@@ -142,6 +150,11 @@ class PresidentVecEnv(VecEnv):
     def _new_games(self, n: int) -> Any:
         return init(self.rules, keys=make_keys(n, self._key_rng), start_ranks=self.start_ranks)
 
+    def _assign_opponents(self, games: np.ndarray) -> None:
+        """Pool mode: draw each new game's opponents (one pool member per opponent seat)."""
+        if self._pool is not None:
+            self._assign[games] = self._pool.sample(games.size, self._opp_rng)
+
     def _advance(self, idx: np.ndarray) -> np.ndarray:
         """Play the opponents in games ``idx`` until the learner is to act or the session is over.
 
@@ -160,13 +173,18 @@ class PresidentVecEnv(VecEnv):
             sub = st if whole else st.take(idx)
             obs = O.observe(rules, sub, cur)
             mask = sub.legal
-            if len(self.opponents) == 1:
+            if self._pool is None and len(self.opponents) == 1:
                 acts = np.asarray(self.opponents[0](obs, mask, self._opp_rng)).reshape(-1)
             else:
                 slot = (cur - self._learner[idx] - 1) % P
+                if self._pool is not None:
+                    policies = [_as_policy(p) for p in self._pool.policies]
+                    which = self._assign[idx, slot]
+                else:
+                    policies, which = self.opponents, slot
                 acts = np.zeros(idx.size, dtype=np.int64)
-                for k, pol in enumerate(self.opponents):
-                    rows = np.flatnonzero(slot == k)
+                for k, pol in enumerate(policies):
+                    rows = np.flatnonzero(which == k)
                     if rows.size:
                         acts[rows] = np.asarray(pol(obs[rows], mask[rows], self._opp_rng)).reshape(-1)
             self._check_opponent_actions(sub, idx, cur, acts)
@@ -210,6 +228,8 @@ class PresidentVecEnv(VecEnv):
         self._episodes = np.zeros(B, dtype=np.int64)
         self._learner = self._learner_of(np.arange(B))
         self._state = self._new_games(B)
+        self._assign = np.zeros((B, self.rules.players - 1), dtype=np.int64)
+        self._assign_opponents(np.arange(B))
         self._pending = self._advance(np.arange(B))
         self.reset_infos = [{} for _ in range(B)]
         return self._observe()
@@ -247,6 +267,7 @@ class PresidentVecEnv(VecEnv):
             self._episodes[idx] += 1
             self._learner[idx] = self._learner_of(idx)
             st.put(idx, self._new_games(idx.size))
+            self._assign_opponents(idx)
             self._pending += self._advance(idx)
         return self._observe(), rewards.astype(np.float32), dones, infos
 

@@ -1,0 +1,81 @@
+"""``president train`` and ``president train-all``: fit MaskablePPO agents (see :mod:`training.train`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from president_cli.core_commands import UsageError, positive_int, preset_name
+from president_env.core import PRESETS, RulesError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``train`` and ``train-all``."""
+    p = subparsers.add_parser("train", help="fit a MaskablePPO agent to one variant (self-play + baselines)",
+                              description="Fit a MaskablePPO agent on the batched VecEnv against a pool of the "
+                                          "scripted baselines and snapshots of itself; evaluate it at intervals "
+                                          "and at the end against the baselines in duplicate-deal tournaments.")
+    p.add_argument("--preset", type=preset_name, default="president", help=f"one of: {', '.join(PRESETS)}")
+    p.add_argument("--players", type=int, default=None, help="number of players (default: the preset's)")
+    p.add_argument("--timesteps", type=positive_int, default=5_000_000, help="learner decisions in total")
+    p.add_argument("--out", required=True, help="output folder (model, checkpoints, eval.csv, TensorBoard logs)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--minutes", type=float, default=None, help="wall-clock budget (stops early when reached)")
+    p.add_argument("--resume", default=None, help="a checkpoint zip of the same rules to continue from")
+    p.add_argument("--eval-deals", type=positive_int, default=None, help="duplicate deals per evaluation")
+    p.add_argument("--final-deals", type=int, default=1000, help="duplicate deals of the final evaluation")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                   help="override a training setting of training/hyperparams.py (JSON value), e.g. n_envs=128")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=cmd_train)
+
+    p = subparsers.add_parser("train-all", help="fit every preset in turn within a budget; table and plot",
+                              description="Train every preset (or --presets) for --minutes each, then write "
+                                          "results.md, results.csv and learning_curves.png in --out.")
+    p.add_argument("--presets", default="all", help="comma-separated preset names, or all")
+    p.add_argument("--minutes", type=float, default=10.0, help="wall-clock budget per preset")
+    p.add_argument("--timesteps", type=positive_int, default=100_000_000, help="cap per preset")
+    p.add_argument("--out", default="runs/all")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--final-deals", type=int, default=1000)
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=cmd_train_all)
+
+
+def _settings(pairs: list[str]) -> dict:
+    out = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise UsageError(f"--set expects NAME=VALUE, got {pair!r}")
+        name, value = pair.split("=", 1)
+        try:
+            out[name.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            out[name.strip()] = value
+    return out
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from agents.sb3_policy import ModelError
+    from training.train import TrainArgs, format_result, train
+
+    targs = TrainArgs(preset=args.preset, players=args.players, timesteps=args.timesteps, out=args.out,
+                      seed=args.seed, minutes=args.minutes, resume=args.resume, eval_deals=args.eval_deals,
+                      final_deals=args.final_deals, progress=not args.no_progress, settings=_settings(args.set))
+    try:
+        result = train(targs)
+    except (ModelError, RulesError, ValueError) as e:
+        raise UsageError(str(e)) from None
+    print(format_result(result))
+    return 0
+
+
+def cmd_train_all(args: argparse.Namespace) -> int:
+    from training.train_all import TrainAllArgs, train_all
+
+    names = PRESETS if args.presets == "all" else [preset_name(p.strip()) for p in args.presets.split(",")]
+    targs = TrainAllArgs(presets=",".join(names), minutes=args.minutes, timesteps=args.timesteps, out=args.out,
+                         seed=args.seed, final_deals=args.final_deals, progress=not args.no_progress)
+    train_all(targs)
+    print(open(f"{args.out}/results.md").read())
+    return 0

@@ -1,0 +1,123 @@
+"""Training smoke tests: save, reload, evaluate, resume; rewards match the core; the opponent pool."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from agents.arena import run_tournament  # noqa: E402
+from agents.registry import make_agent  # noqa: E402
+from agents.sb3_policy import ModelError  # noqa: E402
+from president_env.core import observation as O  # noqa: E402
+from president_env.core import preset  # noqa: E402
+from training.opponent_pool import OpponentPool  # noqa: E402
+from training.train import TrainArgs, train  # noqa: E402
+from training.vec_env import PresidentVecEnv  # noqa: E402
+
+SMALL = {"n_envs": 32, "n_steps": 32, "batch_size": 512, "n_epochs": 1, "snapshot_every": 1024,
+         "eval_every": 1024, "eval_deals": 2, "net_arch": [32, 32]}
+
+
+def _args(tmp: Path, **kw) -> TrainArgs:
+    base = dict(preset="president", timesteps=2048, out=str(tmp), final_deals=3, checkpoint_every=1024,
+                progress=False, settings=dict(SMALL))
+    base.update(kw)
+    return TrainArgs(**base)
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory) -> tuple[Path, object]:
+    out = tmp_path_factory.mktemp("run")
+    return out, train(_args(out))
+
+
+def test_smoke_run_saves_reloads_and_evaluates(trained) -> None:
+    out, result = trained
+    assert result.model_path == out / "model.zip" and result.model_path.exists()
+    assert result.timesteps >= 2048
+    assert [m.opponent for m in result.final] == ["heuristic", "greedy"]
+    assert all(np.isfinite(m.diff) and m.diff_low <= m.diff <= m.diff_high for m in result.final)
+    curve = (out / "eval.csv").read_text().splitlines()
+    assert curve[0].startswith("timesteps,") and len(curve) >= 3  # at least one evaluation of both baselines
+    assert json.loads((out / "final.json").read_text())["timesteps"] == result.timesteps
+    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == ["step_1024.zip", "step_2048.zip"]
+    # The saved model is an agent for the evaluate command: it plays only legal actions (the core checks).
+    rules = preset("president")
+    agent = make_agent(f"ppo:{result.model_path}", rules)
+    res = run_tournament(rules, [agent, "greedy", "greedy", "greedy"], deals=2, seed=0, rating=False)
+    assert res.entrants[0].hands > 0
+
+
+def test_resume_continues_the_step_count(trained, tmp_path) -> None:
+    out, _ = trained
+    result = train(_args(tmp_path, timesteps=3072, resume=str(out / "checkpoints" / "step_1024.zip"), final_deals=0))
+    assert result.timesteps == 3072  # 1024 from the checkpoint + 2048 more, not 3072 more
+
+
+def test_resume_refuses_a_model_of_other_rules_and_a_corrupt_file(trained, tmp_path) -> None:
+    out, _ = trained
+    with pytest.raises(ModelError, match="other rules"):
+        train(_args(tmp_path / "a", preset="daifugo", resume=str(out / "model.zip")))
+    bad = tmp_path / "corrupt.zip"
+    bad.write_bytes(b"not a zip at all")
+    with pytest.raises(ModelError, match="not a zip"):
+        train(_args(tmp_path / "b", resume=str(bad)))
+    with pytest.raises(ModelError, match="other rules"):
+        make_agent(f"ppo:{out / 'model.zip'}", preset("president", players=5))
+    plain = tmp_path / "plain.zip"
+    with zipfile.ZipFile(plain, "w") as zf:
+        zf.writestr("data", "{}")
+    with pytest.raises(ModelError):
+        train(_args(tmp_path / "c", resume=str(plain)))
+
+
+def test_training_rewards_add_up_to_the_cores_session_points() -> None:
+    rules = preset("president", target_points=4)
+    pool = OpponentPool(rules, {"heuristic": 1, "greedy": 1, "random": 1})
+    venv = PresidentVecEnv(16, rules, opponents=pool, seed=3)
+    venv.reset()
+    rng = np.random.default_rng(0)
+    totals = np.zeros(16)
+    checked = 0
+    points = O.slices(rules)["points"]
+    for _ in range(3000):
+        mask = venv.action_masks()
+        _, rewards, dones, infos = venv.step((rng.random(mask.shape) * mask).argmax(axis=1))
+        totals += rewards
+        for i in np.flatnonzero(dones):
+            # relative seat 0 of the observation is the learner itself: its session points in the core
+            assert totals[i] == infos[i]["terminal_observation"][points][0]
+            totals[i] = 0
+            checked += 1
+        if checked >= 20:
+            break
+    assert checked >= 20
+
+
+def test_the_pool_samples_members_per_game_and_keeps_snapshot_slots() -> None:
+    rules = preset("president")
+    pool = OpponentPool(rules, {"heuristic": 0.5, "random": 0.5, "snapshot": 1.0}, max_snapshots=2)
+    rng = np.random.default_rng(0)
+    np.testing.assert_allclose(pool.probabilities(), [0.5, 0.5])  # no snapshot yet: scripted only
+    draws = pool.sample(4000, rng)
+    assert draws.shape == (4000, 3) and set(np.unique(draws)) == {0, 1}
+
+    class FakePolicy:
+        def to(self, device):
+            return self
+
+        def set_training_mode(self, mode):
+            pass
+
+    for label in ("a", "b", "c"):
+        pool.add_snapshot(FakePolicy(), label)
+    assert pool.names() == ["heuristic", "random", "snapshot@c", "snapshot@b"]  # c took the oldest slot
+    np.testing.assert_allclose(pool.probabilities(), [0.25, 0.25, 0.25, 0.25])
+    with pytest.raises(ValueError, match="scripted"):
+        OpponentPool(rules, {"snapshot": 1.0})

@@ -1,0 +1,59 @@
+"""Training settings per preset: one table, not copied scripts.
+
+``settings_for(preset)`` returns the defaults below updated with the preset's row.
+Every field is a keyword of :class:`TrainSettings`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    """MaskablePPO and self-play settings for one variant."""
+
+    n_envs: int = 256                 # games in the batched VecEnv
+    n_steps: int = 64                 # learner decisions per game per rollout
+    batch_size: int = 4096
+    n_epochs: int = 4
+    learning_rate: float = 3e-4
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    net_arch: tuple[int, ...] = (256, 256)
+    episode: str = "hand"             # train on single hands ...
+    start_ranks: str = "random"       # ... that start from random ranks, so every hand has an exchange
+    reward: str = "points"            # the rule book's points: what the tournament measures
+    # Opponent pool, sampled per game: weights of the scripted baselines and of
+    # earlier snapshots of the learner (self-play).
+    pool: dict[str, float] = field(default_factory=lambda: {"heuristic": 0.5, "greedy": 0.2, "random": 0.1,
+                                                             "snapshot": 0.2})
+    snapshot_every: int = 500_000     # learner steps between snapshots added to the pool
+    max_snapshots: int = 5
+    eval_every: int = 1_000_000       # learner steps between evaluations against the baselines
+    eval_deals: int = 200             # duplicate deals per evaluation
+
+
+DEFAULTS = TrainSettings()
+
+# Per-preset differences from the defaults.
+PER_PRESET: dict[str, dict[str, Any]] = {
+    "double_deck": {"n_envs": 128, "batch_size": 2048},
+    "huberes": {"n_envs": 192},
+}
+
+
+def settings_for(preset: str, **overrides: Any) -> TrainSettings:
+    """The settings of ``preset`` (its row of :data:`PER_PRESET` over the defaults), with ``overrides``."""
+    changes = dict(PER_PRESET.get(preset, {}))
+    changes.update({k: v for k, v in overrides.items() if v is not None})
+    names = {f.name for f in dataclasses.fields(TrainSettings)}
+    unknown = sorted(set(changes) - names)
+    if unknown:
+        raise ValueError(f"unknown training setting(s) {unknown}; settings are {sorted(names)}")
+    return dataclasses.replace(DEFAULTS, **changes)

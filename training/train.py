@@ -1,0 +1,185 @@
+"""Fit a MaskablePPO agent to one variant, with self-play, and evaluate it against the baselines.
+
+    president train --preset president --timesteps 5000000 --out runs/president [--minutes 30]
+
+Reads top to bottom: build the rules and the settings (``training.hyperparams``),
+the opponent pool (scripted baselines + snapshots of the learner), the batched
+VecEnv, the model (new, or resumed from a checkpoint); learn with one callback
+that takes snapshots, evaluates, saves checkpoints and keeps the time budget;
+save the final model with its rules and evaluate it.
+
+Outputs in ``--out``: ``model.zip`` (with the rules in ``president.json``, see
+:mod:`agents.sb3_policy`), ``checkpoints/step_N.zip``, ``eval.csv`` (the learning
+curve: points per hand against each baseline over training), ``final.json``
+(the final evaluation) and ``tb/`` (TensorBoard logs).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+
+from agents.sb3_policy import ModelError, check_rules, read_metadata, save_model
+from president_env.core import Rules, preset
+from training.evaluate import Matchup, matchup
+from training.hyperparams import TrainSettings, settings_for
+from training.opponent_pool import OpponentPool, PolicyAgent
+from training.vec_env import PresidentVecEnv
+
+BASELINES = ("heuristic", "greedy")
+CURVE_FIELDS = ("timesteps", "seconds", "opponent", "deals", "learner_points", "opponent_points", "diff",
+                "diff_low", "diff_high")
+
+
+@dataclass
+class TrainArgs:
+    """Arguments of ``president train`` (every field is a command-line flag)."""
+
+    preset: str = "president"
+    players: int | None = None
+    timesteps: int = 5_000_000          # total learner decisions (a resumed run counts what it had)
+    out: str = "runs/president"
+    seed: int = 0
+    minutes: float | None = None        # wall-clock budget; training stops at whichever comes first
+    resume: str | None = None           # a checkpoint (or model) zip to continue from
+    eval_deals: int | None = None       # duplicate deals per evaluation during training
+    final_deals: int = 1000             # duplicate deals of the final evaluation (0: none)
+    checkpoint_every: int = 1_000_000
+    progress: bool = True
+    threads: int = 1                    # torch threads (1 is fastest for small batches on 2 cores)
+    settings: dict[str, Any] = field(default_factory=dict)  # overrides of TrainSettings
+
+
+@dataclass
+class TrainResult:
+    model_path: Path
+    curve_path: Path
+    timesteps: int
+    seconds: float
+    final: list[Matchup]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"model_path": str(self.model_path), "curve_path": str(self.curve_path), "timesteps": self.timesteps,
+                "seconds": self.seconds, "final": [m.to_dict() for m in self.final]}
+
+
+class TrainingMonitor(BaseCallback):
+    """Snapshots into the pool, evaluations into eval.csv and TensorBoard, checkpoints, the time budget."""
+
+    def __init__(self, rules: Rules, pool: OpponentPool, s: TrainSettings, args: TrainArgs, out: Path,
+                 started: float) -> None:
+        super().__init__()
+        self.rules, self.pool, self.s, self.args, self.out, self.started = rules, pool, s, args, out, started
+        self.curve_path = out / "eval.csv"
+
+    def _on_training_start(self) -> None:
+        n = self.num_timesteps
+        self.next_snapshot = n + self.s.snapshot_every
+        self.next_eval = n + self.s.eval_every
+        self.next_checkpoint = n + self.args.checkpoint_every
+        if not self.curve_path.exists():
+            with self.curve_path.open("w", newline="") as f:
+                csv.writer(f).writerow(CURVE_FIELDS)
+
+    def _on_step(self) -> bool:
+        n = self.num_timesteps
+        if n >= self.next_snapshot:
+            self.pool.add_snapshot(self.model.policy, str(n))
+            self.next_snapshot += self.s.snapshot_every
+        if n >= self.next_eval:
+            self.evaluate()
+            self.next_eval += self.s.eval_every
+        if n >= self.next_checkpoint:
+            save_model(self.model, self.out / "checkpoints" / f"step_{n}", self.rules, timesteps=n)
+            self.next_checkpoint += self.args.checkpoint_every
+        if self.args.minutes is not None and time.time() - self.started > 60 * self.args.minutes:
+            return False
+        return True
+
+    def evaluate(self) -> list[Matchup]:
+        deals = self.args.eval_deals or self.s.eval_deals
+        learner = PolicyAgent(self.rules, self.model.policy, "learner", deterministic=True, frozen=False)
+        results = [matchup(self.rules, learner, b, deals, seed=self.args.seed + 1) for b in BASELINES]
+        self.model.policy.set_training_mode(False)
+        with self.curve_path.open("a", newline="") as f:
+            w = csv.writer(f)
+            for m in results:
+                w.writerow([self.num_timesteps, round(time.time() - self.started, 1), m.opponent, m.deals,
+                            m.learner_points, m.opponent_points, m.diff, m.diff_low, m.diff_high])
+                self.logger.record(f"eval/diff_vs_{m.opponent}", m.diff)
+                self.logger.record(f"eval/points_vs_{m.opponent}", m.learner_points)
+        return results
+
+
+def build_model(rules: Rules, s: TrainSettings, venv: PresidentVecEnv, args: TrainArgs, out: Path) -> MaskablePPO:
+    """A new MaskablePPO, or the one in ``args.resume`` after checking it was trained for ``rules``."""
+    if args.resume:
+        meta = read_metadata(args.resume)
+        if meta is None:
+            raise ModelError(f"{args.resume}: no president.json in the zip: not a checkpoint of `president train`")
+        check_rules(args.resume, meta, rules)
+        return MaskablePPO.load(args.resume, env=venv, device="cpu", tensorboard_log=str(out / "tb"))
+    return MaskablePPO(
+        "MlpPolicy", venv, n_steps=s.n_steps, batch_size=s.batch_size, n_epochs=s.n_epochs,
+        learning_rate=s.learning_rate, gamma=s.gamma, gae_lambda=s.gae_lambda, clip_range=s.clip_range,
+        ent_coef=s.ent_coef, vf_coef=s.vf_coef, policy_kwargs={"net_arch": list(s.net_arch)},
+        tensorboard_log=str(out / "tb"), seed=args.seed, device="cpu", verbose=0,
+    )
+
+
+def train(args: TrainArgs) -> TrainResult:
+    """Train, save and evaluate one model (see the module docstring)."""
+    started = time.time()
+    torch.set_num_threads(args.threads)
+    rules = preset(args.preset, **({"players": args.players} if args.players else {}))
+    s = settings_for(rules.name, **args.settings)
+    out = Path(args.out)
+    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+    (out / "args.json").write_text(json.dumps({"args": asdict(args), "settings": asdict(s),
+                                               "rules": rules.to_dict()}, indent=1, default=str))
+
+    pool = OpponentPool(rules, s.pool, max_snapshots=s.max_snapshots)
+    venv = PresidentVecEnv(s.n_envs, rules, opponents=pool, episode=s.episode, start_ranks=s.start_ranks,
+                           reward=s.reward, seed=args.seed)
+    model = build_model(rules, s, venv, args, out)
+    if args.resume:
+        pool.add_snapshot(model.policy, f"resumed@{model.num_timesteps}")
+
+    monitor = TrainingMonitor(rules, pool, s, args, out, started)
+    remaining = max(0, args.timesteps - model.num_timesteps)
+    if remaining:
+        model.learn(total_timesteps=remaining, callback=monitor, progress_bar=args.progress,
+                    reset_num_timesteps=not args.resume, tb_log_name="ppo")
+    model_path = save_model(model, out / "model", rules, timesteps=int(model.num_timesteps),
+                            seconds=round(time.time() - started, 1))
+
+    final: list[Matchup] = []
+    if args.final_deals:
+        learner = PolicyAgent(rules, model.policy, "learner", deterministic=True, frozen=False)
+        final = [matchup(rules, learner, b, args.final_deals, seed=args.seed + 2, progress=args.progress)
+                 for b in BASELINES]
+    result = TrainResult(model_path, monitor.curve_path, int(model.num_timesteps), time.time() - started, final)
+    (out / "final.json").write_text(json.dumps(result.to_dict(), indent=1))
+    venv.close()
+    return result
+
+
+def format_result(result: TrainResult) -> str:
+    """The final evaluation as a small table."""
+    from tabulate import tabulate
+
+    rows = [[m.opponent, m.deals, f"{m.learner_points:+.3f}", f"{m.opponent_points:+.3f}",
+             f"{m.diff:+.3f} [{m.diff_low:+.3f}, {m.diff_high:+.3f}]", "yes" if m.wins else "no"] for m in result.final]
+    head = ["opponents", "deals", "learner pts/hand", "opponents pts/hand",
+            "difference [95% CI]", "beats"]
+    return (f"model: {result.model_path}  ({result.timesteps:,} steps, {result.seconds / 60:.1f} min)\n"
+            + tabulate(rows, headers=head))
+
