@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.registry import make_agent
 from agents.base import Agent
+from agents.registry import make_agent
 from president_env.core import Rules
 
 SNAPSHOT = "snapshot"
