@@ -37,6 +37,7 @@ from president_env.core import (
     Rules,
     RulesError,
     State,
+    action_table,
     current_player,
     describe_action,
     init,
@@ -204,6 +205,11 @@ class _Table:
         for s in np.flatnonzero((before.finish[0] < 0) & (after.finish[0] >= 0)):
             pos = int(after.finish[0, s])
             lines.append(f"  {self.who(int(after.seat_player[0, s]))} finished: place {pos + 1} of {P}")
+        if rules.equal_play_skips and action and int(after.top_owner[0]) >= 0:
+            rank = int(action_table(rules).rank[action])
+            if rank == int(before.top_rank[0]):
+                k = int(action_table(rules).size[action]) - int(before.top_size[0]) + 1
+                lines.append(f"  same rank as the top: the next {k} player(s) with cards are skipped")
         if bool(after.revolution[0]) != bool(before.revolution[0]):
             lines.append("  REVOLUTION: the rank order is reversed" if after.revolution[0]
                          else "  counter-revolution: the rank order is back to normal")

@@ -241,3 +241,13 @@ def test_play_command_unknown_preset(capsys):
         main(["play", "--preset", "nosuch"])
     assert e.value.code == 2
     assert "unknown preset 'nosuch'" in capsys.readouterr().err
+
+
+def test_special_plays_are_announced():
+    skipped = revolution = False
+    for seed in range(4):
+        text = _play(preset("ass_poker", hands_per_session=2), "1\n" * 5000, seed=seed)[1]
+        skipped |= "same rank as the top: the next 1 player(s) with cards are skipped" in text
+        text = _play(preset("daifugo", hands_per_session=2), "1\n" * 5000, seed=seed)[1]
+        revolution |= "REVOLUTION: the rank order is reversed" in text
+    assert skipped and revolution
