@@ -182,14 +182,15 @@ class _Table:
 
     def after_step(self, before: State, after: State, actor: int, action: int, moved: np.ndarray,
                    note: str = "") -> list[str]:
-        """What one decision did, as the person at the table sees it (``note`` follows the first line)."""
+        """What one decision that did not end the hand did, as the person at the table sees it.
+
+        ``note`` follows the first line. Others' give-backs are shown without the card.
+        """
         rules, P = self.rules, self.rules.players
         lines: list[str] = []
-        if int(before.phase[0]) == EXCHANGE:
-            seat = int(before.current[0])
-            got = after.exch_in[0] - before.exch_in[0] if not after.hand_over[0] else None
-            to_seat = int(np.flatnonzero(got.sum(axis=1) > 0)[0]) if got is not None and got.any() else None
-            to = int(before.seat_player[0, to_seat]) if to_seat is not None else None
+        if int(before.phase[0]) == EXCHANGE:  # a give-back: the card goes to the seat whose exch_in grew
+            got = (after.exch_in[0] - before.exch_in[0]).sum(axis=1)
+            to = int(before.seat_player[0, int(np.argmax(got))]) if got.any() else None
             gives = "give" if actor == self.human else "gives"
             what = f"{gives} back {_cards(rules, moved) if self.human in (actor, to) else 'a card'}"
             lines.append(f"  {self.who(actor)}: {what}" + (f" to {self.who(to)}" if to is not None else "") + note)
@@ -200,8 +201,6 @@ class _Table:
             return lines
         words = describe_action(rules, action)
         lines.append(f"  {self.who(actor)}: {words}" + (f" ({_cards(rules, moved)})" if action else "") + note)
-        if after.hand_over[0]:
-            return lines + self.hand_over(after)
         for s in np.flatnonzero((before.finish[0] < 0) & (after.finish[0] >= 0)):
             pos = int(after.finish[0, s])
             lines.append(f"  {self.who(int(after.seat_player[0, s]))} finished: place {pos + 1} of {P}")
