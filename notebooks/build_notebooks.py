@@ -162,11 +162,11 @@ for ax in axes:
     ax.grid(axis="y", alpha=0.3)
 fig.tight_layout()
 plt.show()'''),
-    new_markdown_cell("""`double_deck` (8 players, 104 cards) has by far the longest hands. The trick rules
-shape the rest: under `single_round` (and `asshole`, which uses it) every other
-player gets one turn per trick, so tricks are short and the lead changes most
-often; the size rules of `asshole` and `ass_poker` let a set beat more plays, which
-shortens hands."""),
+    new_markdown_cell("""`double_deck` (8 players, 104 cards) has by far the longest hands and the most
+lead changes. Among the four-player presets the trick rules shape the rest: under
+`single_round` (and `asshole`, which uses it) every other player gets one turn per
+trick, so tricks are short and the lead changes most often; the size rules of
+`asshole` and `ass_poker` let a set beat more plays, which shortens hands."""),
     new_markdown_cell("## First-player and President advantage"),
     new_code_cell('''x = np.arange(len(names))
 fig, axes = plt.subplots(1, 2, figsize=(14, 5))
