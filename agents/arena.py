@@ -1,0 +1,384 @@
+"""Duplicate-deal tournaments on the batched core.
+
+Protocol
+--------
+``entrants`` is one agent per seat (``rules.players`` of them; the same agent may
+appear more than once and each copy is a separate entrant, known by its position
+in the list). For every *deal* (a per-game key, see ``engine.init(keys=...)``) the
+session is played once for every *rotation* of the entrants over the seats. By
+default (``rotations="cyclic"``) a circular order of the entrants is drawn for the
+deal and its P rotations are played, so every entrant plays every first hand from
+every seat, against the same cards its rivals got, and who sits next to whom is
+balanced over deals (with one fixed order, two copies of one agent are *not*
+level: the one seated after the weaker player gains). ``"fixed"`` keeps the given
+order for every deal; ``"all"`` plays all P! seatings of every deal. Each session is whole: hands
+are scored, players reseated and the exchange played until the rules end the
+session (``target_points``, or ``hands_per_session`` when given). All rotations of
+all deals run as one batch on the core; a game's player -> entrant mapping is
+fixed for the whole session. Agents see only :func:`~president_env.core.observe`
+rows and legal masks.
+
+Figures
+-------
+For each entrant and each deal, over the rotations of that deal:
+points per hand (its points / hands played), President rate (hands finished
+first / hands), Scum rate (hands finished last / hands) and mean finishing
+position (1 = President). The deal is the independent unit: a figure is the mean
+of its per-deal values and its 95% interval is ``mean +- 1.96 * sd / sqrt(deals)``
+over the per-deal values, which accounts for the correlation between the
+rotations of one deal. ``head_to_head[i][j]`` is the share of hands in which
+entrant ``i`` finished ahead of entrant ``j``. The rating is an OpenSkill
+Plackett-Luce rating updated once per session (ranked by session points), in
+deal order.
+
+Same rules, entrants, seed, deals, rotations and ``batch_size`` -> same figures.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from president_env.core import OVER, Rules, current_player, init, make_keys, observe, step_inplace
+
+from .base import Agent
+from .registry import make_agent
+
+Z95 = 1.959963984540054
+
+
+@dataclass
+class EntrantStats:
+    """The figures of one entrant; each ``*_ci95`` is a (low, high) 95% interval over deals."""
+
+    agent: str
+    index: int
+    points_per_hand: float
+    points_ci95: tuple[float, float]
+    president_rate: float
+    president_ci95: tuple[float, float]
+    scum_rate: float
+    scum_ci95: tuple[float, float]
+    mean_position: float
+    position_ci95: tuple[float, float]
+    points_per_session: float
+    hands: int
+    sessions: int
+    rating_mu: float | None = None
+    rating_sigma: float | None = None
+    rating_ordinal: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
+
+
+@dataclass
+class TournamentResult:
+    """Everything a tournament measured. ``entrants`` follow the order they were given in."""
+
+    rules: Rules
+    names: list[str]
+    deals: int
+    rotations: str
+    seed: int
+    seconds: float
+    sessions: int
+    hands: int
+    decisions: int
+    entrants: list[EntrantStats]
+    head_to_head: np.ndarray            # (E, E) share of hands i finished ahead of j
+    seat_counts: np.ndarray             # (E, P) sessions each entrant started in each seat
+    per_deal_points: np.ndarray         # (deals, E) points per hand of each entrant in each deal
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON values: ``{"entrants": [...], "head_to_head": ..., ...}``."""
+        return {
+            "entrants": [e.to_dict() for e in self.entrants],
+            "head_to_head": {
+                "meaning": "share of hands the row entrant finished ahead of the column entrant",
+                "entrants": [f"{i}:{n}" for i, n in enumerate(self.names)],
+                "table": np.round(self.head_to_head, 6).tolist(),
+            },
+            "preset": self.rules.name,
+            "players": self.rules.players,
+            "rules": self.rules.to_dict(),
+            "deals": self.deals,
+            "rotations": self.rotations,
+            "sessions": self.sessions,
+            "hands": self.hands,
+            "decisions": self.decisions,
+            "seed": self.seed,
+            "seconds": round(self.seconds, 3),
+            "seat_counts": self.seat_counts.tolist(),
+        }
+
+
+ROTATIONS = ("cyclic", "fixed", "all")
+
+
+def seatings(players: int, deals: int, rotations: str = "cyclic",
+             rng: np.random.Generator | None = None) -> np.ndarray:
+    """(deals, Q, P) entrant in each seat, for each rotation of each deal.
+
+    ``cyclic``: the P rotations of one circular order of the entrants, a new order
+    drawn for every deal (so who sits next to whom is balanced across deals and two
+    copies of one agent are exchangeable). ``fixed``: the P rotations of the order
+    given (entrant ``(s + q) mod P`` in seat ``s``). ``all``: every permutation (P! rows).
+    """
+    P = players
+    base = (np.arange(P)[None, :] + np.arange(P)[:, None]) % P          # (P, P) rotation q, seat s
+    if rotations == "fixed":
+        return np.broadcast_to(base, (deals, P, P)).copy()
+    if rotations == "cyclic":
+        rng = rng if rng is not None else np.random.default_rng(0)
+        order = np.zeros((deals, P), np.int64)
+        order[:, 1:] = 1 + np.argsort(rng.random((deals, P - 1)), axis=1)
+        return order[:, base]
+    if rotations == "all":
+        if players > 6:
+            raise ValueError(f"rotations='all' plays {math.factorial(players)} seatings per deal; use 'cyclic' "
+                             f"with {players} players")
+        perms = np.array(list(itertools.permutations(range(P))), dtype=np.int64)
+        return np.broadcast_to(perms, (deals, *perms.shape)).copy()
+    raise ValueError(f"rotations must be one of {', '.join(ROTATIONS)}, got {rotations!r}")
+
+
+def _ci(x: np.ndarray) -> tuple[float, tuple[float, float]]:
+    """Mean of per-deal values and its normal 95% interval (nan-free; width 0 with one deal)."""
+    m = float(x.mean())
+    if len(x) < 2:
+        return m, (m, m)
+    h = Z95 * float(x.std(ddof=1)) / math.sqrt(len(x))
+    return m, (m - h, m + h)
+
+
+@dataclass
+class _Tally:
+    """Per-game counters, indexed by game and by player (the player's entrant is fixed per game)."""
+
+    points: np.ndarray      # (G, P) session points
+    hands: np.ndarray       # (G,)
+    pres: np.ndarray        # (G, P) hands finished first
+    scum: np.ndarray        # (G, P) hands finished last
+    possum: np.ndarray      # (G, P) sum of finishing positions (0 = President)
+    ahead: np.ndarray       # (G, P, P) hands player i finished ahead of player j
+    decisions: int = 0
+
+    @classmethod
+    def zeros(cls, G: int, P: int) -> _Tally:
+        z = lambda *s: np.zeros(s, np.int64)  # noqa: E731
+        return cls(points=z(G, P), hands=z(G), pres=z(G, P), scum=z(G, P), possum=z(G, P), ahead=z(G, P, P))
+
+    def hands_over(self, g: np.ndarray, finish: np.ndarray) -> None:
+        P = finish.shape[1]
+        self.hands[g] += 1
+        self.pres[g] += finish == 0
+        self.scum[g] += finish == P - 1
+        self.possum[g] += finish
+        self.ahead[g] += finish[:, :, None] < finish[:, None, :]
+
+
+@dataclass
+class _Caller:
+    """One policy call per step: an agent, the entrants it plays for, the generator it draws from."""
+
+    agent: Agent
+    entrants: list[int]
+    rng: np.random.Generator
+
+
+def _callers(agents: list[Agent], rngs: list[np.random.Generator]) -> list[_Caller]:
+    """Entrants sharing one deterministic agent object are served by one call (a random agent: one per entrant)."""
+    out: list[_Caller] = []
+    shared: dict[int, _Caller] = {}
+    for e, a in enumerate(agents):
+        if getattr(a, "deterministic", False) and id(a) in shared:
+            shared[id(a)].entrants.append(e)
+            continue
+        caller = _Caller(a, [e], rngs[e])
+        shared[id(a)] = caller
+        out.append(caller)
+    return out
+
+
+def _play_chunk(rules: Rules, keys: np.ndarray, gidx: np.ndarray, ent_of_player: np.ndarray,
+                callers: list[_Caller], tally: _Tally, bar: Any) -> None:
+    """Play the sessions ``gidx`` (keys per game, entrant of each player) to the end, counting into ``tally``."""
+    E = ent_of_player.shape[1]
+    st = init(rules, keys=keys)
+    done = np.zeros(len(gidx), dtype=bool)
+    lut = np.full((len(callers), E), False)
+    for i, cl in enumerate(callers):
+        lut[i, cl.entrants] = True
+    while True:
+        B = len(gidx)
+        cur = current_player(st)
+        ent = ent_of_player[np.arange(B), cur]
+        obs = observe(rules, st, cur)
+        actions = np.zeros(B, dtype=np.int64)
+        live = ~done
+        for i, cl in enumerate(callers):
+            idx = np.flatnonzero(live & lut[i][ent])
+            if idx.size:
+                actions[idx] = cl.agent.act(obs[idx], st.legal[idx], cl.rng)
+        tally.decisions += int(live.sum())
+        step_inplace(rules, st, actions)
+        ho = np.flatnonzero(st.hand_over)
+        if ho.size:
+            tally.hands_over(gidx[ho], st.last_finish[ho].astype(np.int64))
+        newly = (st.phase == OVER) & ~done
+        if newly.any():
+            nd = np.flatnonzero(newly)
+            tally.points[gidx[nd]] = st.points[nd]
+            done |= newly
+            if bar is not None:
+                bar.update(int(nd.size))
+        if done.all():
+            return
+        if done.sum() >= max(1, B // 8):           # drop finished sessions from the batch
+            keep = np.flatnonzero(~done)
+            st = st.take(keep)
+            gidx, ent_of_player, done = gidx[keep], ent_of_player[keep], done[keep]
+
+
+def run_tournament(
+    rules: Rules,
+    entrants: Sequence[str | Agent],
+    deals: int,
+    seed: int = 0,
+    *,
+    rotations: str = "cyclic",
+    hands_per_session: int | None = None,
+    batch_size: int = 20000,
+    progress: bool = False,
+    rating: bool = True,
+) -> TournamentResult:
+    """Play a duplicate-deal tournament and return its figures (see the module docstring).
+
+    ``entrants`` are agent specs (``"greedy"``, ``"ppo:model.zip"``) or :class:`Agent`
+    objects, one per seat. ``deals`` deals are each played once per rotation.
+    ``hands_per_session`` replaces the rules' session end by a fixed number of hands.
+    ``batch_size`` caps the games stepped together (whole deals per batch).
+    """
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a Rules object, got {type(rules).__name__}")
+    if hands_per_session is not None:
+        if isinstance(hands_per_session, bool) or not isinstance(hands_per_session, int) or hands_per_session < 1:
+            raise ValueError(f"hands_per_session must be a positive integer, got {hands_per_session!r}")
+        rules = rules.replace(hands_per_session=hands_per_session)
+    P = rules.players
+    if len(entrants) != P:
+        raise ValueError(f"{len(entrants)} entrants given for {P} players: give one agent per seat")
+    if isinstance(deals, bool) or not isinstance(deals, int | np.integer) or deals < 1:
+        raise ValueError(f"deals must be a positive integer, got {deals!r}")
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be positive, got {batch_size}")
+    built: dict[str, Agent] = {}
+    agents: list[Agent] = []
+    for e in entrants:
+        if isinstance(e, Agent):
+            if e.rules != rules:
+                raise ValueError(f"agent {e.name} was built for other rules than the tournament's")
+            agents.append(e)
+            continue
+        a = built.get(e) or make_agent(e, rules)
+        if a.deterministic:               # a copy that draws nothing can share one object
+            built[e] = a
+        agents.append(a)
+    names = [e if isinstance(e, str) else e.name for e in entrants]
+    E = P
+    key_seq, seat_seq, *agent_seqs = np.random.SeedSequence(seed).spawn(E + 2)
+    keys = make_keys(deals, np.random.default_rng(key_seq))
+    callers = _callers(agents, [np.random.default_rng(s) for s in agent_seqs])
+    seats = seatings(P, deals, rotations, np.random.default_rng(seat_seq))
+    Q = seats.shape[1]
+    G = deals * Q
+    game_ent = seats.reshape(G, P)                      # (G, P) entrant of each player (= first seat)
+    tally = _Tally.zeros(G, P)
+
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=G, unit="session", desc=f"{rules.name} x{P}", leave=False)
+    t0 = time.perf_counter()
+    per_batch = max(1, batch_size // Q)
+    for d0 in range(0, deals, per_batch):
+        d1 = min(deals, d0 + per_batch)
+        gidx = np.arange(d0 * Q, d1 * Q)
+        _play_chunk(rules, np.repeat(keys[d0:d1], Q), gidx, game_ent[gidx], callers, tally, bar)
+    seconds = time.perf_counter() - t0
+    if bar is not None:
+        bar.close()
+    return _summarise(rules, names, deals, rotations, seed, seconds, game_ent, Q, tally, rating)
+
+
+def _summarise(rules: Rules, names: list[str], deals: int, rotations: str, seed: int, seconds: float,
+               game_ent: np.ndarray, Q: int, tally: _Tally, rating: bool) -> TournamentResult:
+    G, P = game_ent.shape
+    E = P
+    rows = np.arange(G)[:, None]
+
+    def by_ent(a: np.ndarray) -> np.ndarray:
+        out = np.zeros_like(a)
+        out[rows, game_ent] = a
+        return out
+
+    hands = tally.hands
+    points_e = by_ent(tally.points)
+    deal_hands = hands.reshape(deals, Q).sum(axis=1)[:, None]
+
+    def per_deal(a: np.ndarray) -> np.ndarray:
+        return by_ent(a).reshape(deals, Q, E).sum(axis=1) / deal_hands
+
+    ppd = per_deal(tally.points)
+    pres_d, scum_d, pos_d = per_deal(tally.pres), per_deal(tally.scum), per_deal(tally.possum) + 1.0
+    seat_counts = np.zeros((E, P), np.int64)
+    for s in range(P):
+        np.add.at(seat_counts[:, s], game_ent[:, s], 1)
+    total_hands = int(hands.sum())
+    ahead_e = np.zeros((E, E), np.int64)
+    for i in range(P):
+        for j in range(P):
+            np.add.at(ahead_e, (game_ent[:, i], game_ent[:, j]), tally.ahead[:, i, j])
+    stats = []
+    for e in range(E):
+        pm, pci = _ci(ppd[:, e])
+        prm, prci = _ci(pres_d[:, e])
+        sm, sci = _ci(scum_d[:, e])
+        mm, mci = _ci(pos_d[:, e])
+        stats.append(EntrantStats(
+            agent=names[e], index=e, points_per_hand=pm, points_ci95=pci, president_rate=prm, president_ci95=prci,
+            scum_rate=sm, scum_ci95=sci, mean_position=mm, position_ci95=mci,
+            points_per_session=float(points_e[:, e].sum() / G), hands=total_hands, sessions=G,
+        ))
+    if rating:
+        _rate(stats, points_e)
+    return TournamentResult(
+        rules=rules, names=names, deals=deals, rotations=rotations, seed=seed, seconds=seconds, sessions=G,
+        hands=total_hands, decisions=tally.decisions, entrants=stats, head_to_head=ahead_e / max(total_hands, 1),
+        seat_counts=seat_counts, per_deal_points=ppd,
+    )
+
+
+def _rate(stats: list[EntrantStats], session_points: np.ndarray) -> None:
+    """OpenSkill Plackett-Luce ratings, one update per session ranked by its points (skipped if not installed)."""
+    try:
+        from openskill.models import PlackettLuce
+    except ImportError:  # pragma: no cover - openskill is a dependency of the [train] extra
+        return
+    model = PlackettLuce()
+    ratings = [model.rating(name=f"{s.index}:{s.agent}") for s in stats]
+    for row in session_points:
+        teams = model.rate([[r] for r in ratings], scores=[float(x) for x in row])
+        ratings = [t[0] for t in teams]
+    for s, r in zip(stats, ratings, strict=True):
+        s.rating_mu = float(r.mu)
+        s.rating_sigma = float(r.sigma)
+        s.rating_ordinal = float(r.ordinal())

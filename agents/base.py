@@ -1,0 +1,142 @@
+"""The batched policy interface every agent implements.
+
+An agent is built for one :class:`~president_env.core.Rules` object and acts on a
+*batch* of decisions at once::
+
+    agent = make_agent("heuristic", rules)
+    actions = agent.act(obs, mask, rng)   # (N, D) float32, (N, A) bool, Generator -> (N,) int64
+
+``obs`` rows come from :func:`president_env.core.observe` (what the player to act
+sees, nothing more) and ``mask`` rows are the legal-action masks of the same
+decisions. The AEC env calls it with a batch of one, the batched core and the
+VecEnv with many. All randomness comes from the explicit ``rng`` so that the
+same seed gives the same play.
+
+:func:`decode` turns observation rows back into named integer arrays (own hand,
+cards played, the play on top, ...) for the scripted agents.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+import numpy as np
+
+from president_env.core import Rules, n_actions, tables
+from president_env.core import observation as O
+
+
+@dataclass(frozen=True)
+class ObsView:
+    """Observation rows decoded into named arrays (N rows; seats are relative, 0 = the observer)."""
+
+    hand: np.ndarray           # (N, K) int: own cards per kind
+    played: np.ndarray         # (N, K) int: cards played this hand per kind
+    top_rank: np.ndarray       # (N,) int: play rank on top, -1 when nothing is on top
+    top_size: np.ndarray       # (N,) int: size of the play on top, 0 when nothing is on top
+    top_owner: np.ndarray      # (N,) int: relative seat of the top's owner, -1 when nothing is on top
+    top_wild: np.ndarray       # (N,) bool
+    top_count: np.ndarray      # (N,) int
+    leading: np.ndarray        # (N,) bool: observer to act with nothing on top
+    my_turn: np.ndarray        # (N,) bool
+    card_counts: np.ndarray    # (N, P) int: cards held by relative seat
+    passed: np.ndarray         # (N, P) bool
+    finished: np.ndarray       # (N, P) int: finishing position this hand, -1 still playing
+    social: np.ndarray         # (N, P) int: last hand's position, -1 none
+    points: np.ndarray         # (N, P) int: session points
+    revolution: np.ndarray     # (N,) bool
+    direction: np.ndarray      # (N,) int: +1 normal, -1 reversed
+    phase: np.ndarray          # (N,) int: 0 exchange, 1 play, 2 session over
+    exch_given: np.ndarray     # (N, K) int
+    exch_received: np.ndarray  # (N, K) int
+
+
+def decode(rules: Rules, obs: np.ndarray) -> ObsView:
+    """Decode (N, D) observation rows of ``rules`` into an :class:`ObsView`."""
+    sl = O.slices(rules)
+
+    def ints(name: str) -> np.ndarray:
+        return np.rint(obs[:, sl[name]]).astype(np.int64)
+
+    def flag(name: str) -> np.ndarray:
+        return obs[:, sl[name].start] > 0.5
+
+    def onehot(name: str, none: int) -> np.ndarray:
+        piece = obs[:, sl[name]]
+        return np.where(piece.any(axis=1), np.argmax(piece, axis=1), none).astype(np.int64)
+
+    R = tables(rules).n_play_ranks
+    top_rank = onehot("top_rank", -1)
+    top_rank[top_rank == R] = -1
+    top_size = onehot("top_size", -1) + 1
+    return ObsView(
+        hand=ints("hand"), played=ints("played"), top_rank=top_rank, top_size=top_size,
+        top_owner=onehot("top_owner", -1), top_wild=flag("top_wild"),
+        top_count=np.rint(obs[:, sl["top_count"].start]).astype(np.int64),
+        leading=flag("leading"), my_turn=flag("my_turn"), card_counts=ints("card_counts"),
+        passed=obs[:, sl["passed"]] > 0.5, finished=ints("finished") - 1, social=ints("social") - 1,
+        points=ints("points"), revolution=flag("revolution"),
+        direction=np.rint(obs[:, sl["direction"].start]).astype(np.int64),
+        phase=onehot("phase", 2), exch_given=ints("exch_given"), exch_received=ints("exch_received"),
+    )
+
+
+class Agent(ABC):
+    """A batched policy for one rules object.
+
+    Subclasses implement :meth:`_act`; :meth:`act` checks the batch first. Agents
+    keep no per-game memory: everything they use is in the observation, so one
+    agent object can serve any number of games in any order.
+    """
+
+    #: short name used in tables and on the command line
+    name: str = "agent"
+    #: the agent never draws from ``rng`` (same observation and mask -> same action)
+    deterministic: bool = False
+
+    def __init__(self, rules: Rules) -> None:
+        if not isinstance(rules, Rules):
+            raise TypeError(f"an agent is built for a Rules object, got {type(rules).__name__}")
+        self.rules = rules
+        self.obs_size = O.size(rules)
+        self.n_actions = n_actions(rules)
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Choose one legal action per row: (N, D) observations, (N, A) masks -> (N,) int64 ids."""
+        obs, mask = self.check_batch(obs, mask)
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        if obs.shape[0] == 0:
+            return np.zeros(0, dtype=np.int64)
+        actions = np.asarray(self._act(obs, mask, rng), dtype=np.int64)
+        return actions
+
+    __call__ = act
+
+    @abstractmethod
+    def _act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """The policy on a checked, non-empty batch."""
+
+    def check_batch(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Validate shapes and dtypes; raise ``ValueError`` naming what is wrong."""
+        obs = np.asarray(obs)
+        mask = np.asarray(mask)
+        if obs.ndim != 2 or obs.shape[1] != self.obs_size:
+            raise ValueError(
+                f"{self.name}: observations must have shape (N, {self.obs_size}) for these rules, got {obs.shape}"
+            )
+        if mask.ndim != 2 or mask.shape != (obs.shape[0], self.n_actions):
+            raise ValueError(
+                f"{self.name}: masks must have shape ({obs.shape[0]}, {self.n_actions}) to match the observations, "
+                f"got {mask.shape}"
+            )
+        if mask.dtype != bool:
+            raise ValueError(f"{self.name}: masks must be boolean, got dtype {mask.dtype}")
+        empty = ~mask.any(axis=1)
+        if empty.any():
+            raise ValueError(f"{self.name}: row {int(np.argmax(empty))} of the mask has no legal action")
+        return obs.astype(np.float32, copy=False), mask
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(rules={self.rules.name!r})"

@@ -1,0 +1,18 @@
+"""``random``: uniform over the legal actions."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Agent
+
+
+class RandomAgent(Agent):
+    """Picks each legal action with equal probability (pass included when legal)."""
+
+    name = "random"
+
+    def _act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        u = rng.random(mask.shape)
+        u[~mask] = -1.0
+        return np.argmax(u, axis=1)
