@@ -1,4 +1,4 @@
-"""The PettingZoo environment: President as an AEC game over the rules core (a batch of one).
+"""The PettingZoo environment: President as an AEC game over the rules core's single-game engine.
 
 .. code-block:: python
 
@@ -116,16 +116,15 @@ from .core import (
     Rules,
     State,
     describe_action,
-    init,
     make_keys,
     n_actions,
-    step_inplace,
     tables,
 )
 from .core import observation as O
 from .core import preset as make_preset
 from .core.cards import card_index
 from .core.render import render as core_render
+from .core.scalar import ScalarGame
 
 __all__ = [
     "env", "raw_env", "make_rules", "observation_table", "format_observation_table", "observation_bounds",
@@ -255,7 +254,14 @@ def render_text(rules: Rules, state: State, game: int = 0, viewer: int | None = 
 
 # --------------------------------------------------------------------------- the AEC env
 class raw_env(AECEnv):
-    """President for PettingZoo (AEC API), one game over the batched core. See the module doc."""
+    """President for PettingZoo (AEC API), one game on the core's single-game engine. See the module doc.
+
+    The game is ``self.game``, a :class:`~president_env.core.scalar.ScalarGame` (the batched
+    engine's game, stepped in plain Python). ``self.core_state`` is the same game as a batch-of-one
+    :class:`State`: a snapshot built when first read after a step (reading it costs tens of
+    microseconds; changing its arrays does not change the game). Assigning a State to
+    ``core_state`` replaces the game with that position.
+    """
 
     metadata = {"render_modes": ["human", "ansi"], "name": "president_v0", "is_parallelizable": False,
                 "render_fps": 1}
@@ -290,9 +296,13 @@ class raw_env(AECEnv):
         })
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = {a: gymnasium.spaces.Discrete(A) for a in self.possible_agents}
-        self._no_mask = np.zeros(A, dtype=np.int8)
+        self._n_actions = A
+        # reward="rank" by finishing position, computed as hand_rewards does (float32)
+        self._rank_rewards = [float(x) for x in 1.0 - 2.0 * np.arange(P, dtype=np.float32) / (P - 1)]
+        self._zero_mask = bytes(A)
         self._key_rng: np.random.Generator | None = None
-        self.core_state: State | None = None
+        self.game: ScalarGame | None = None
+        self._snapshot: State | None = None
         self.agents = []
 
     # -- spaces
@@ -301,6 +311,19 @@ class raw_env(AECEnv):
 
     def action_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.action_spaces[agent]
+
+    # -- the core state
+    @property
+    def core_state(self) -> State | None:
+        """The game as a batch-of-one core :class:`State` (a snapshot; None before ``reset``)."""
+        if self._snapshot is None and self.game is not None:
+            self._snapshot = self.game.to_state()
+        return self._snapshot
+
+    @core_state.setter
+    def core_state(self, state: State) -> None:
+        self.game = ScalarGame.from_state(self.rules, state)
+        self._snapshot = None
 
     # -- the game
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -315,7 +338,8 @@ class raw_env(AECEnv):
             if options.get("deal") is not None:
                 deal = deal_from_names(self.rules, options["deal"], self.possible_agents)
         start = "random" if self._random_ranks else self._start_ranks
-        self.core_state = init(self.rules, keys=keys, start_ranks=start, deal=deal)
+        self.game = ScalarGame.new(self.rules, keys=keys, start_ranks=start, deal=deal)
+        self._snapshot = None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -323,70 +347,80 @@ class raw_env(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self._infos_dirty = False
-        self.agent_selection = self.possible_agents[self._current()]
+        self.agent_selection = self.possible_agents[self.game.current_player]
         if self.render_mode == "human":
             self.render()
 
     def _current(self) -> int:
-        st = self.core_state
-        return int(st.seat_player[0, st.current[0]])
+        return self.game.current_player
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        st = self.core_state
+        g = self.game
         p = self._index[agent]
-        vec = O.observe(self.rules, st, p)[0]
-        if st.phase[0] != OVER and self._current() == p:
-            mask = st.legal[0].astype(np.int8)
+        if g.phase != OVER and g.seat_player[g.current] == p:
+            mask = bytearray(self._n_actions)
+            for i in g.legal:
+                mask[i] = 1
         else:
-            mask = self._no_mask.copy()
-        return {"observation": vec, "action_mask": mask}
+            mask = bytearray(self._zero_mask)
+        return {"observation": g.observe(p), "action_mask": np.frombuffer(mask, dtype=np.int8)}
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        st = self.core_state
-        try:
-            a = operator.index(action)
-        except TypeError:
-            raise IllegalActionError(
-                f"{agent}: action must be an integer action id 0..{st.legal.shape[1] - 1}, got {action!r}"
-            ) from None
-        if not (0 <= a < st.legal.shape[1]) or not st.legal[0, a]:
-            ex = int(st.phase[0]) == 0
-            legal = np.flatnonzero(st.legal[0]).tolist()
-            what = describe_action(self.rules, a, exchange=ex) if 0 <= a < st.legal.shape[1] else "out of range"
-            raise IllegalActionError(
-                f"{agent}: illegal action {a} ({what}); legal: "
-                f"{ {i: describe_action(self.rules, i, exchange=ex) for i in legal} }"
-            )
+        g = self.game
+        if type(action) is not int:
+            try:
+                action = operator.index(action)
+            except TypeError:
+                raise IllegalActionError(
+                    f"{agent}: action must be an integer action id 0..{self._n_actions - 1}, got {action!r}"
+                ) from None
+        if action not in g.legal:
+            self._illegal(agent, action)
         self._cumulative_rewards[agent] = 0.0
-        step_inplace(self.rules, st, np.array([a]))
+        g.step(action)
+        self._snapshot = None
         if self._infos_dirty:
             self.infos = {a_: {} for a_ in self.agents}
             self._infos_dirty = False
-        if st.hand_over[0]:
-            r = hand_rewards(self.rules, st, self.reward_scheme)[0]
-            self.rewards = {ag: float(r[i]) for i, ag in enumerate(self.possible_agents)}
-            for i, ag in enumerate(self.possible_agents):
-                self.infos[ag] = {"hand_position": int(st.last_finish[0, i]), "hand_points": int(st.hand_points[0, i])}
+        agents = self.possible_agents
+        if g.hand_over:
+            if self.reward_scheme == "points":
+                r = [float(x) for x in g.hand_points]
+            else:
+                r = [self._rank_rewards[pos] for pos in g.last_finish]
+            self.rewards = dict(zip(agents, r, strict=True))
+            for i, ag in enumerate(agents):
+                self.infos[ag] = {"hand_position": g.last_finish[i], "hand_points": g.hand_points[i]}
             self._infos_dirty = True
+            self._accumulate_rewards()
         else:
-            self.rewards = dict.fromkeys(self.agents, 0.0)
-        if st.phase[0] == OVER:
+            self.rewards = dict.fromkeys(self.agents, 0.0)  # nothing to accumulate
+        if g.phase == OVER:
             self.terminations = dict.fromkeys(self.agents, True)
-        self.agent_selection = self.possible_agents[self._current()]
-        self._accumulate_rewards()
+        self.agent_selection = agents[g.seat_player[g.current]]
         if self.render_mode == "human":
             self.render()
+
+    def _illegal(self, agent: str, a: int) -> None:
+        A = self._n_actions
+        g = self.game
+        ex = g.phase == 0
+        what = describe_action(self.rules, a, exchange=ex) if 0 <= a < A else "out of range"
+        raise IllegalActionError(
+            f"{agent}: illegal action {a} ({what}); legal: "
+            f"{ {i: describe_action(self.rules, i, exchange=ex) for i in g.legal} }"
+        )
 
     # -- output
     def render(self) -> str | None:
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; use render_mode='ansi' or 'human'")
             return None
-        if self.core_state is None:
+        if self.game is None:
             raise RuntimeError("render() called before reset()")
         viewer = self._index[self.agent_selection] if self.agents else None
         text = render_text(self.rules, self.core_state, 0, viewer)

@@ -15,11 +15,12 @@ from .engine import (
 )
 from .observation import observe
 from .rules import PRESETS, Rules, RulesError, preset
+from .scalar import ScalarGame
 from .state import EXCHANGE, OVER, PLAY, State
 
 __all__ = [
     "PASS", "action_id", "action_table", "describe_action", "n_actions", "card_index", "card_names", "tables",
     "IllegalActionError", "current_player", "init", "legal_action_mask", "make_keys", "rewards", "step",
     "step_inplace", "terminated", "observe", "PRESETS", "Rules", "RulesError", "preset",
-    "EXCHANGE", "OVER", "PLAY", "State",
+    "EXCHANGE", "OVER", "PLAY", "State", "ScalarGame",
 ]

@@ -1,0 +1,256 @@
+"""The single-game engine (core.scalar.ScalarGame) against the batched engine, its specification.
+
+Every test plays random legal games in lockstep: a batch of games on the batched engine and one
+ScalarGame twin per game, with the same actions. After every step the whole State (to_state, field
+by field, dtypes included), the legal actions and every player's observation must be equal. Each
+hand-built rule set also checks that the option it is about really came up in play, so a test
+cannot pass by never reaching the code it is about.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import president_env
+from president_env.core import (
+    EXCHANGE,
+    OVER,
+    PRESETS,
+    IllegalActionError,
+    Rules,
+    State,
+    init,
+    preset,
+    step_inplace,
+    tables,
+)
+from president_env.core import observation as O
+from president_env.core.scalar import ScalarGame
+from president_env.core.state import field_names
+
+
+def assert_same(rules: Rules, st: State, twins: list[ScalarGame], where: str) -> None:
+    mine = State.concat([g.to_state() for g in twins])
+    for name in field_names():
+        a, b = getattr(st, name), getattr(mine, name)
+        assert a.dtype == b.dtype, f"{where}: {name} dtype {a.dtype} != {b.dtype}"
+        if not np.array_equal(a, b):
+            bad = int(np.flatnonzero((a != b).reshape(a.shape[0], -1).any(axis=1))[0])
+            raise AssertionError(f"{where}: field {name} differs in game {bad}:\nengine {a[bad]}\nscalar {b[bad]}")
+    for g, row in zip(twins, st.legal, strict=True):
+        assert g.legal == np.flatnonzero(row).tolist(), where
+    for p in range(rules.players):
+        want = O.observe(rules, st, p)
+        got = np.stack([g.observe(p) for g in twins])
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(got, want, err_msg=f"{where}: observation of player {p}")
+
+
+def events(rules: Rules, before: State, after: State, actions: np.ndarray) -> set[str]:
+    """Which options visibly fired in this batched step (read from the engine's states)."""
+    t = tables(rules)
+    out = set()
+    played = actions > 0
+    play = played & (before.phase == 1)
+    if (after.revolution != before.revolution).any():
+        out.add("revolution")
+    if (after.direction != before.direction).any():
+        out.add("reverse")
+    if (after.discarded.sum(axis=1) > 0).any():
+        out.add("president_falls")
+    if (play & after.top_wild).any():
+        out.add("wild_play")
+    if (before.phase == EXCHANGE).any():
+        out.add("give_back")
+    if (after.hand_over & (after.phase != OVER)).any():
+        out.add("next_hand")
+    if (after.phase == OVER).any():
+        out.add("session_over")
+    S = rules.max_set
+    for b in np.flatnonzero(play & ~after.hand_over):
+        a = int(actions[b])
+        rank, size = (a - 1) // S, (a - 1) % S + 1
+        name = t.play_ranks[rank]
+        cleared = after.top_rank[b] < 0
+        if rank == before.top_rank[b] and size == before.top_size[b]:
+            if bool(before.top_wild[b]) != bool(after.top_wild[b]):
+                out.add("wild_tie_beat")
+            else:
+                out.add("equal_beat")
+        if name == rules.transparent_rank and after.top_rank[b] not in (-1, rank):
+            out.add("transparent")
+        if cleared and name in rules.reset_ranks and size == 1:
+            out.add("reset")
+        if cleared and name in rules.trump_ranks:
+            out.add("trump")
+        if cleared and rules.eight_cut and name == "8":
+            out.add("eight_cut")
+        if cleared and rules.four_of_a_kind == "bomb" and size >= 4:
+            out.add("bomb")
+        if cleared and rules.complete_set_clears and rank == before.top_rank[b]:
+            out.add("complete_set")
+        if rules.equal_play_skips and rank == before.top_rank[b] and not cleared:
+            out.add("skip")
+        if after.finish[b].max() == rules.players - 1 and (after.finish[b] < 0).sum() > 1:
+            out.add("forbidden_finish")
+        if rules.pass_rule == "single_round" and cleared and before.top_rank[b] >= 0:
+            out.add("round_over")
+    return out
+
+
+def lockstep(rules: Rules, batch: int, seed: int, steps: int, start_ranks=None) -> set[str]:
+    """Random legal play on a batch and its scalar twins, compared after every step; the events seen."""
+    rng = np.random.default_rng(seed)
+    st = init(rules, batch, seed, start_ranks=start_ranks)
+    twins = [ScalarGame.from_state(rules, st, b) for b in range(batch)]
+    assert_same(rules, st, twins, "init")
+    seen: set[str] = set()
+    for i in range(steps):
+        noise = rng.random(st.legal.shape)
+        actions = np.argmax(np.where(st.legal, noise, -1.0), axis=1)
+        before = st.copy()
+        step_inplace(rules, st, actions)
+        for g, a in zip(twins, actions.tolist(), strict=True):
+            g.step(a)
+        assert_same(rules, st, twins, f"step {i}, actions {actions.tolist()}")
+        seen |= events(rules, before, st, actions)
+        if (st.phase == OVER).all():
+            break
+    return seen
+
+
+PLAYER_COUNTS = {"double_deck": (8, 12, 5), "huberes": (6, 4, 8)}
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_every_preset_in_lockstep(name):
+    seen = set()
+    for i, players in enumerate(PLAYER_COUNTS.get(name, (4, 3, 8))):
+        rules = preset(name, players=players, hands_per_session=2)
+        seen |= lockstep(rules, batch=4, seed=i, steps=800, start_ranks="random" if i == 1 else None)
+    assert {"next_hand", "session_over", "give_back"} <= seen
+
+
+@pytest.mark.parametrize("players", [5, 6, 7])
+def test_player_counts_and_longer_sessions(players):
+    rules = preset("president", players=players, target_points=5)
+    seen = lockstep(rules, batch=3, seed=players, steps=1500)
+    assert {"next_hand", "session_over", "give_back"} <= seen
+
+
+SHORT = "3 4 5 6 7 8 9 T"  # a short deck: sets of four and complete sets come up often in random play
+SPECIAL = {
+    "transparent": (Rules(players=4, transparent_rank="3", target_points=4), {"transparent"}),
+    "transparent_wild": (Rules(players=5, transparent_rank="5", jokers=1, joker_mode="wild",
+                               wild_ranks={"JK", "2"}, target_points=4), {"transparent", "wild_play"}),
+    "reset": (Rules(players=5, reset_ranks={"2"}, target_points=4), {"reset"}),
+    "reset_trump_bomb": (Rules(players=3, rank_order=SHORT, reset_ranks={"T"}, trump_ranks={"9"},
+                               four_of_a_kind="bomb", target_points=8), {"reset", "trump", "bomb"}),
+    "wild_tie_natural": (preset("daifugo", players=4, wild_tie="natural_higher", target_points=8),
+                         {"wild_tie_beat", "wild_play"}),
+    "wild_tie_wild": (preset("huberes", players=5, wild_tie="wild_higher", target_points=8),
+                      {"wild_tie_beat", "wild_play"}),
+    "wild_tie_equal_beats": (preset("daifugo", players=5, wild_tie="wild_higher", equal_rank_beats=True,
+                                     target_points=4), {"equal_beat", "wild_play"}),
+    "skips_locks_out": (Rules(players=5, equal_rank_beats=True, equal_play_skips=True, pass_rule="locks_out",
+                              target_points=4), {"skip"}),
+    "skips_single_round": (Rules(players=6, equal_rank_beats=True, equal_play_skips=True,
+                                 pass_rule="single_round", target_points=4), {"skip", "round_over"}),
+    "skips_bigger_beats_any": (Rules(players=3, equal_rank_beats=True, equal_play_skips=True,
+                                     size_rule="bigger_beats_any", direction="counter_clockwise",
+                                     target_points=4), {"skip"}),
+    "revolution_and_reverse": (Rules(players=3, rank_order=SHORT, four_of_a_kind="revolution_and_reverse",
+                                     exchange=(1,), target_points=8), {"revolution", "reverse"}),
+    "president_must_win": (Rules(players=5, president_must_win=True, target_points=6), {"president_falls"}),
+    "complete_set": (Rules(players=4, complete_set_clears=True, equal_rank_beats=True, target_points=4),
+                     {"complete_set"}),
+    "complete_set_two_decks": (Rules(players=4, decks=2, rank_order=SHORT, complete_set_clears=True,
+                                     equal_rank_beats=True, size_rule="at_least", target_points=8),
+                               {"complete_set"}),
+    "bomb": (Rules(players=3, rank_order=SHORT, four_of_a_kind="bomb", target_points=8), {"bomb"}),
+    "compulsory_locks_out": (Rules(players=4, compulsory_beat=True, pass_rule="locks_out", target_points=4),
+                             set()),
+    "eight_cut_forbidden": (Rules(players=5, eight_cut=True, forbidden_finish={"2", "8"},
+                                  extra_cards_to="bottom_ranks", target_points=4),
+                            {"eight_cut", "forbidden_finish"}),
+    "no_exchange_no_reseat": (Rules(players=4, exchange=(), reseat=False, lead_after_first="scum",
+                                    extra_cards_to="top_ranks", hands_per_session=3), {"next_hand"}),
+}
+
+
+@pytest.mark.parametrize("case", list(SPECIAL))
+def test_special_options_in_lockstep(case):
+    rules, wanted = SPECIAL[case]
+    seen = lockstep(rules, batch=4, seed=0, steps=250)
+    seen |= lockstep(rules, batch=4, seed=1, steps=250, start_ranks="random")
+    assert wanted <= seen, f"never came up in play: {sorted(wanted - seen)}"
+
+
+def test_given_start_ranks_deal_and_dealer():
+    rules = preset("butthead", players=5, hands_per_session=2)
+    ranks = np.array([[3, 0, 4, 1, 2], [1, 2, 3, 4, 0]])
+    st = init(rules, 2, 5, start_ranks=ranks, dealer=np.array([1, 3]))
+    twins = [ScalarGame.from_state(rules, st, b) for b in range(2)]
+    assert_same(rules, st, twins, "init from ranks")
+    assert [g.phase for g in twins] == [EXCHANGE, EXCHANGE]
+
+
+def test_new_is_engine_init():
+    rules = preset("daifugo")
+    g = ScalarGame.new(rules, 9, start_ranks="random")
+    assert_same(rules, init(rules, 1, 9, start_ranks="random"), [g], "new")
+
+
+def test_illegal_actions_raise():
+    rules = preset("president")
+    g = ScalarGame.new(rules, 0)
+    illegal = next(a for a in range(1, 53) if a not in g.legal)
+    with pytest.raises(IllegalActionError, match=rf"illegal action {illegal} \(.*legal: \{{"):
+        g.step(illegal)
+    with pytest.raises(IllegalActionError, match="out of range"):
+        g.step(53)
+    with pytest.raises(IllegalActionError, match="out of range"):
+        g.step(-1)
+    with pytest.raises(IllegalActionError, match="integers"):
+        g.step(1.0)
+    with pytest.raises(IllegalActionError, match="integers"):
+        g.step(True)
+    with pytest.raises(IllegalActionError, match="illegal action 0"):
+        g.step(0)  # the leader may not pass
+    before = g.to_state()
+    assert_same(rules, before, [g], "a refused action changes nothing")
+    g.step(np.int64(g.legal[0]))  # NumPy integers are fine
+
+
+def test_copy_is_independent_and_round_trip():
+    rules = preset("huberes")
+    g = ScalarGame.new(rules, 4, start_ranks="random")
+    for _ in range(30):
+        g.step(g.legal[-1])
+    h = g.copy()
+    snapshot = g.to_state()
+    while not h.over:
+        h.step(h.legal[0])
+    assert_same(rules, snapshot, [g], "copy")
+    assert_same(rules, snapshot, [ScalarGame.from_state(rules, snapshot)], "from_state(to_state)")
+    with pytest.raises(ValueError, match="fit these rules"):
+        ScalarGame.from_state(preset("president"), snapshot)
+
+
+def test_aec_env_observes_its_core_state():
+    env = president_env.raw_env("revolution", players=5, target_points=3, start_ranks="random")
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    steps = 0
+    while not all(env.terminations.values()):
+        st = env.core_state
+        for p, agent in enumerate(env.possible_agents):
+            obs = env.observe(agent)
+            np.testing.assert_array_equal(obs["observation"], O.observe(env.rules, st, p)[0])
+            mine = p == env.game.current_player
+            np.testing.assert_array_equal(obs["action_mask"], st.legal[0].astype(np.int8) * mine)
+        legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+        env.step(int(rng.choice(legal)))
+        steps += 1
+    assert steps > 50
