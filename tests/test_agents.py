@@ -1,0 +1,382 @@
+"""The agents: the batched interface, the scripted baselines on every preset, the registry and the SB3 wrapper."""
+
+from __future__ import annotations
+
+import warnings
+import zipfile
+
+import numpy as np
+import pytest
+from helpers import game, move_name, play
+
+from agents.base import Agent, decode
+from agents.greedy import GreedyAgent
+from agents.heuristic import HeuristicAgent
+from agents.random_agent import RandomAgent
+from agents.registry import agent_names, make_agent
+from president_env.core import (
+    PRESETS,
+    Rules,
+    current_player,
+    init,
+    n_actions,
+    observe,
+    preset,
+    step_inplace,
+    tables,
+    terminated,
+)
+from president_env.core import observation as O
+
+BASELINES = ("random", "greedy", "heuristic")
+
+
+def _act(rules: Rules, agent: Agent, st, rng=None) -> np.ndarray:
+    rng = rng or np.random.default_rng(0)
+    return agent.act(observe(rules, st, current_player(st)), st.legal, rng)
+
+
+def _run(rules: Rules, names: list[str], games: int, seed: int, start_ranks=None) -> tuple[int, int]:
+    """Play whole sessions through the core (which raises on any illegal action); player p uses names[p % n]."""
+    agents = [make_agent(n, rules) for n in names]
+    st = init(rules, games, seed=seed, start_ranks=start_ranks)
+    rng = np.random.default_rng(seed)
+    decisions = exchanges = 0
+    while not terminated(st).all():
+        cur = current_player(st)
+        obs = observe(rules, st, cur)
+        actions = np.zeros(games, dtype=np.int64)
+        for i, agent in enumerate(agents):
+            idx = np.flatnonzero((cur % len(agents) == i) & ~terminated(st))
+            if idx.size:
+                a = agent.act(obs[idx], st.legal[idx], rng)
+                assert a.shape == (idx.size,) and a.dtype == np.int64
+                assert st.legal[idx, a].all(), f"{agent.name} chose an illegal action"
+                actions[idx] = a
+        exchanges += int((st.phase == 0).sum())
+        decisions += int((~terminated(st)).sum())
+        step_inplace(rules, st, actions)
+    return decisions, exchanges
+
+
+# --------------------------------------------------------------------------- every preset, only legal actions
+@pytest.mark.parametrize("name", PRESETS)
+def test_every_baseline_plays_only_legal_actions_on_every_preset(name: str) -> None:
+    rules = preset(name, hands_per_session=3)
+    decisions, exchanges = _run(rules, list(BASELINES), games=12, seed=7, start_ranks="random")
+    assert decisions > 0
+    if rules.exchange_pairs:
+        assert exchanges > 0  # the give-back decisions were exercised too
+
+
+@pytest.mark.parametrize("players", [3, 5, 6, 8])
+def test_baselines_play_legally_with_other_table_sizes(players: int) -> None:
+    rules = preset("president", players=players, hands_per_session=2)
+    assert _run(rules, ["heuristic", "greedy", "random"], games=8, seed=players, start_ranks="random")[0] > 0
+
+
+@pytest.mark.parametrize("options", [
+    {"four_of_a_kind": "revolution_and_reverse", "equal_rank_beats": True, "equal_play_skips": True},
+    {"transparent_rank": "7", "reset_ranks": {"2"}, "size_rule": "at_least"},
+    {"jokers": 2, "joker_mode": "wild", "wild_ranks": {"JK", "3"}, "wild_tie": "natural_higher",
+     "forbidden_finish": {"3", "JK"}, "pass_rule": "single_round"},
+    {"decks": 2, "players": 6, "jokers": 1, "four_of_a_kind": "bomb", "complete_set_clears": True},
+    {"president_must_win": True, "compulsory_beat": True, "pass_rule": "locks_out"},
+])
+def test_baselines_play_legally_under_custom_rules(options: dict) -> None:
+    rules = Rules(hands_per_session=3, **options)
+    assert _run(rules, list(BASELINES), games=8, seed=3, start_ranks="random")[0] > 0
+
+
+# --------------------------------------------------------------------------- the interface
+def test_act_checks_the_batch() -> None:
+    rules = preset("president")
+    agent = GreedyAgent(rules)
+    st = init(rules, 2, seed=0)
+    obs = observe(rules, st, current_player(st))
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="observations must have shape"):
+        agent.act(obs[:, :-1], st.legal, rng)
+    with pytest.raises(ValueError, match="masks must have shape"):
+        agent.act(obs, st.legal[:1], rng)
+    with pytest.raises(ValueError, match="boolean"):
+        agent.act(obs, st.legal.astype(np.int8), rng)
+    empty = st.legal.copy()
+    empty[1] = False
+    with pytest.raises(ValueError, match="row 1 of the mask has no legal action"):
+        agent.act(obs, empty, rng)
+    with pytest.raises(TypeError, match="Generator"):
+        agent.act(obs, st.legal, 0)
+    assert agent.act(obs[:0], st.legal[:0], rng).shape == (0,)
+    with pytest.raises(TypeError, match="Rules"):
+        GreedyAgent("president")
+    # an agent built for other rules refuses their observations
+    with pytest.raises(ValueError, match="observations must have shape"):
+        GreedyAgent(preset("president", players=5)).act(obs, st.legal, rng)
+
+
+def test_decode_reads_back_what_the_observer_sees() -> None:
+    rules = preset("daifugo")
+    st = init(rules, 16, seed=3)
+    rng = np.random.default_rng(1)
+    agent = RandomAgent(rules)
+    for _ in range(25):
+        step_inplace(rules, st, _act(rules, agent, st, rng))
+    cur = current_player(st)
+    v = decode(rules, observe(rules, st, cur))
+    seat = st.current.astype(np.int64)
+    ar = np.arange(16)
+    assert (v.hand == st.counts[ar, seat]).all()
+    assert (v.played == st.played).all()
+    assert (v.top_rank == st.top_rank).all()
+    assert (v.top_size == st.top_size).all()
+    assert (v.revolution == st.revolution).all()
+    assert (v.phase == st.phase).all()
+    assert (v.card_counts[:, 0] == st.n_cards[ar, seat]).all()
+    assert v.my_turn.all()
+    assert (v.leading == (st.top_rank < 0)).all()
+
+
+# --------------------------------------------------------------------------- random
+def test_random_is_uniform_over_the_legal_actions() -> None:
+    rules = preset("president")
+    A = n_actions(rules)
+    mask = np.zeros((40000, A), dtype=bool)
+    legal = [0, 3, 17, 40, A - 1]
+    mask[:, legal] = True
+    obs = np.zeros((40000, O.size(rules)), dtype=np.float32)
+    a = RandomAgent(rules).act(obs, mask, np.random.default_rng(5))
+    counts = np.bincount(a, minlength=A)
+    assert counts.sum() == 40000 and set(np.flatnonzero(counts)) == set(legal)
+    # each legal action 1/5 of the time: 8000 expected, sd ~ 80
+    assert np.abs(counts[legal] - 8000).max() < 400
+    # the same generator state gives the same actions
+    b = RandomAgent(rules).act(obs, mask, np.random.default_rng(5))
+    assert (a == b).all()
+
+
+# --------------------------------------------------------------------------- greedy
+def _leader_game(rules: Rules, hands: list[str]):
+    """Player 0 leads the first trick (first_lead dealer_left, dealer seat 3); the last player gets the rest."""
+    return game(rules, hands, rest_to=rules.players - 1, dealer=rules.players - 1)
+
+
+def test_greedy_leads_its_weakest_whole_set() -> None:
+    rules = preset("president", first_lead="dealer_left")
+    st = _leader_game(rules, ["4C 4D 5C 9C 9D 9H KC", "3C 3D", "3H 3S", "6C 6D"])
+    assert int(current_player(st)[0]) == 0
+    assert move_name(rules, int(_act(rules, GreedyAgent(rules), st)[0])) == "4x2"
+
+
+def test_greedy_prefers_a_whole_set_and_passes_only_when_it_cannot_play() -> None:
+    rules = preset("president", first_lead="dealer_left")
+    st = _leader_game(rules, ["7C 3D 3H 3S", "9C 9D KC 4D", "5C 5D 5H 4C", "6C 6D 6H 6S"])
+    st = play(rules, st, (0, "7"))
+    # player 1: the 9 would break a pair; the lone K is a whole set
+    assert move_name(rules, int(_act(rules, GreedyAgent(rules), st)[0])) == "K"
+    st = play(rules, st, (1, "K"))
+    # player 2 holds nothing above a K: pass is its only choice
+    assert move_name(rules, int(_act(rules, GreedyAgent(rules), st)[0])) == "pass"
+    st = play(rules, st, (2, "pass"), (3, "pass"), (0, "pass"))
+    # player 1 leads again: its weakest whole set, the 4 (not a 9 out of its pair)
+    assert move_name(rules, int(_act(rules, GreedyAgent(rules), st)[0])) == "4"
+
+
+def test_greedy_breaks_a_set_when_no_whole_set_beats() -> None:
+    rules = preset("president", first_lead="dealer_left")
+    st = _leader_game(rules, ["7C 3D 3H 3S", "9C 9D QC QD", "5C 5D 5H 4C", "6C 6D 6H 6S"])
+    st = play(rules, st, (0, "7"))
+    assert move_name(rules, int(_act(rules, GreedyAgent(rules), st)[0])) == "9"
+
+
+def test_greedy_follows_the_revolution() -> None:
+    rules = preset("revolution", first_lead="dealer_left")
+    st = _leader_game(rules, ["4C 4D 5C 9C 9D KC", "3C 3D", "3H 3S", "6C 6D"])
+    obs = observe(rules, st, current_player(st))
+    agent = GreedyAgent(rules)
+    assert move_name(rules, int(agent.act(obs, st.legal, np.random.default_rng(0))[0])) == "4x2"
+    obs[:, O.slices(rules)["revolution"].start] = 1.0  # under a revolution the K is the weakest card
+    assert move_name(rules, int(agent.act(obs, st.legal, np.random.default_rng(0))[0])) == "K"
+
+
+def test_greedy_gives_back_its_weakest_card() -> None:
+    rules = preset("president", exchange=(1,))
+    # player 0 was Scum, player 1 President: 0 gives its best card (the 2) and 1 gives one back
+    st = game(rules, ["2C 3C 4C", "5C 5D 8C AC", "6C 7C", "9C TC"], rest_to=3, start_ranks=[3, 0, 1, 2])
+    assert st.phase[0] == 0 and int(current_player(st)[0]) == 1
+    give = move_name(rules, int(_act(rules, GreedyAgent(rules), st)[0]))
+    held = [tables(rules).card_names[c][0] for c in np.flatnonzero(st.hands[0, st.current[0]])]
+    strength = list(rules.rank_order)
+    assert give == min(held, key=strength.index)
+
+
+# --------------------------------------------------------------------------- heuristic
+def test_heuristic_runs_out_with_its_control_before_its_last_loser() -> None:
+    rules = preset("president", first_lead="dealer_left")
+    # player 0 holds a 2 (nothing beats it) and a 5: lead the 2, keep the lead, then go out with the 5
+    st = _leader_game(rules, ["2C 5C", "3C 4C 6C 7C", "3D 4D 6D 7D", "3H 4H 6H 7H"])
+    assert move_name(rules, int(_act(rules, HeuristicAgent(rules), st)[0])) == "2"
+    assert move_name(rules, int(_act(rules, GreedyAgent(rules), st)[0])) == "5"
+
+
+def test_heuristic_does_not_finish_on_a_forbidden_rank() -> None:
+    rules = preset("president", first_lead="dealer_left", forbidden_finish={"2"})
+    st = _leader_game(rules, ["2C 5C", "3C 4C 6C 7C", "3D 4D 6D 7D", "3H 4H 6H 7H"])
+    st = play(rules, st, (0, "2"))
+    # it led its 2 and kept the lead (nothing beats a 2): now the 5 goes out
+    st = play(rules, st, (1, "pass"), (2, "pass"), (3, "pass"))
+    assert move_name(rules, int(_act(rules, HeuristicAgent(rules), st)[0])) == "5"
+    # and with a lone 2 on a trick of singles, it passes rather than finish on the 2
+    st2 = _leader_game(rules, ["2C 5C", "3C 4C 6C 7C", "3D 4D 6D 7D", "3H 4H 6H 7H"])
+    st2 = play(rules, st2, (0, "5"), (1, "6"))
+    st2 = play(rules, st2, (2, "7"), (3, "pass"))
+    assert move_name(rules, int(_act(rules, HeuristicAgent(rules), st2)[0])) == "pass"
+
+
+def test_heuristic_keeps_its_sets_whole_when_it_can_pass() -> None:
+    rules = preset("president", first_lead="dealer_left")
+    st = _leader_game(rules, ["7C 3D 3H 3S", "9C 9D QC QD 4D", "5C 5D 5H 4C", "6C 6D 6H 6S"])
+    st = play(rules, st, (0, "7"))
+    assert move_name(rules, int(_act(rules, HeuristicAgent(rules), st)[0])) == "pass"
+
+
+def test_heuristic_gives_back_a_lone_low_card_not_a_control() -> None:
+    rules = preset("president", exchange=(1,))
+    # the President (player 1) gets the Scum's 2; it holds a pair of 3s, a lone 4, an ace and twos
+    st = game(rules, ["2C 6C 7C", "3C 3D 4C AC 2D", "8C 9C", "TC JC"], rest_to=3, start_ranks=[3, 0, 1, 2])
+    assert st.phase[0] == 0 and int(current_player(st)[0]) == 1
+    assert move_name(rules, int(_act(rules, HeuristicAgent(rules), st)[0])) == "4"
+
+
+def test_heuristic_beats_greedy_and_greedy_beats_random() -> None:
+    from agents.arena import run_tournament
+    rules = preset("president")
+    res = run_tournament(rules, ["heuristic", "greedy", "random", "random"], deals=60, seed=11, rating=False)
+    h, g, r1, r2 = res.entrants
+    assert h.points_ci95[0] > g.points_ci95[1]
+    assert g.points_ci95[0] > max(r1.points_ci95[1], r2.points_ci95[1])
+
+
+# --------------------------------------------------------------------------- registry
+def test_registry_builds_every_baseline_and_names_the_choices() -> None:
+    rules = preset("president")
+    for name in BASELINES:
+        agent = make_agent(name, rules)
+        assert agent.name == name and agent.rules == rules
+    assert isinstance(make_agent(" Heuristic ", rules), HeuristicAgent)
+    assert "ppo:FILE" in agent_names()
+    with pytest.raises(ValueError, match="unknown agent 'clever'.*random, greedy, heuristic"):
+        make_agent("clever", rules)
+    with pytest.raises(ValueError, match="needs a model file"):
+        make_agent("ppo:", rules)
+    with pytest.raises(ValueError, match="unknown agent kind"):
+        make_agent("dqn:model.zip", rules)
+    with pytest.raises(FileNotFoundError, match="not found"):
+        make_agent("ppo:/no/such/model.zip", rules)
+
+
+# --------------------------------------------------------------------------- stable-baselines3 models
+sb3 = pytest.importorskip("sb3_contrib")
+
+
+def _tiny_model(rules: Rules, obs_size: int | None = None):
+    import gymnasium as gym
+    from sb3_contrib import MaskablePPO
+
+    class Tiny(gym.Env):
+        def __init__(self) -> None:
+            self.observation_space = gym.spaces.Box(-np.inf, np.inf, (obs_size or O.size(rules),), np.float32)
+            self.action_space = gym.spaces.Discrete(n_actions(rules))
+
+        def reset(self, seed=None, options=None):
+            return np.zeros(self.observation_space.shape, np.float32), {}
+
+        def step(self, action):
+            return np.zeros(self.observation_space.shape, np.float32), 0.0, True, False, {}
+
+        def action_masks(self):
+            return np.ones(self.action_space.n, dtype=bool)
+
+    return MaskablePPO("MlpPolicy", Tiny(), n_steps=8, batch_size=8, policy_kwargs={"net_arch": [8]},
+                       device="cpu", seed=0)
+
+
+@pytest.fixture(scope="module")
+def saved_model(tmp_path_factory):
+    from agents.sb3_policy import save_model
+    rules = preset("president", hands_per_session=2)
+    path = save_model(_tiny_model(rules), tmp_path_factory.mktemp("m") / "model", rules, timesteps=0)
+    return rules, path
+
+
+def test_sb3_model_is_an_agent_that_plays_legally(saved_model) -> None:
+    from agents.sb3_policy import read_metadata
+    rules, path = saved_model
+    meta = read_metadata(path)
+    assert Rules.from_dict(meta["rules"]) == rules and meta["n_actions"] == n_actions(rules)
+    for spec in (f"ppo:{path}", f"ppo-sample:{path}"):
+        agent = make_agent(spec, rules)
+        assert agent.name == spec
+        _run(rules, [spec, "greedy"], games=4, seed=1)
+    # sampling draws from the given generator only: same seed, same actions
+    sampler = make_agent(f"ppo-sample:{path}", rules)
+    st = init(rules, 32, seed=2)
+    obs = observe(rules, st, current_player(st))
+    a = sampler.act(obs, st.legal, np.random.default_rng(9))
+    b = sampler.act(obs, st.legal, np.random.default_rng(9))
+    assert (a == b).all() and st.legal[np.arange(32), a].all()
+
+
+def test_sb3_model_of_other_rules_is_refused(saved_model) -> None:
+    from agents.sb3_policy import ModelError
+    _, path = saved_model
+    with pytest.raises(ModelError, match="other rules.*players: model 4, game 5"):
+        make_agent(f"ppo:{path}", preset("president", players=5, hands_per_session=2))
+    with pytest.raises(ModelError, match="other rules.*trump_ranks"):
+        make_agent(f"ppo:{path}", preset("one_deuce_wins", hands_per_session=2))
+
+
+def test_sb3_corrupt_and_unlabelled_files(saved_model, tmp_path) -> None:
+    from agents.sb3_policy import METADATA_MEMBER, ModelError
+    rules, path = saved_model
+    junk = tmp_path / "junk.zip"
+    junk.write_bytes(b"this is not a model")
+    with pytest.raises(ModelError, match="not a zip"):
+        make_agent(f"ppo:{junk}", rules)
+    broken = tmp_path / "broken.zip"
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(broken, "w") as dst:
+        for info in src.infolist():
+            data = src.read(info.filename)
+            dst.writestr(info, data[: len(data) // 3] if info.filename.endswith(".pth") else data)
+    with pytest.raises(ModelError, match="could not load"):
+        make_agent(f"ppo:{broken}", rules)
+    bad_meta = tmp_path / "bad_meta.zip"
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(bad_meta, "w") as dst:
+        for info in src.infolist():
+            dst.writestr(info, b"{not json" if info.filename == METADATA_MEMBER else src.read(info.filename))
+    with pytest.raises(ModelError, match="not valid JSON"):
+        make_agent(f"ppo:{bad_meta}", rules)
+    # a zip saved by SB3 directly (no president.json) loads with a warning, and its spaces are still checked
+    plain = tmp_path / "plain.zip"
+    _tiny_model(rules).save(plain)
+    with pytest.warns(UserWarning, match="cannot be checked"):
+        make_agent(f"ppo:{plain}", rules)
+    other = tmp_path / "other.zip"
+    _tiny_model(rules, obs_size=O.size(rules) + 3).save(other)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ModelError, match="observes shape"):
+            make_agent(f"ppo:{other}", rules)
+
+
+def test_write_metadata_replaces_the_record(saved_model, tmp_path) -> None:
+    from agents.sb3_policy import METADATA_MEMBER, read_metadata, write_metadata
+    rules, path = saved_model
+    copy = tmp_path / "copy.zip"
+    copy.write_bytes(path.read_bytes())
+    five = preset("president", players=5, hands_per_session=2)
+    write_metadata(copy, five, note="relabelled")
+    with zipfile.ZipFile(copy) as zf:
+        assert zf.namelist().count(METADATA_MEMBER) == 1
+    meta = read_metadata(copy)
+    assert Rules.from_dict(meta["rules"]) == five and meta["note"] == "relabelled"
