@@ -34,7 +34,7 @@ from . import engine as E
 from . import observation as O
 from .actions import describe_action
 from .rules import Rules
-from .state import EXCHANGE, OVER, PLAY, State
+from .state import EXCHANGE, OVER, PLAY, State, field_names
 
 __all__ = ["ScalarGame"]
 
@@ -89,6 +89,7 @@ class _Tab:
     onehot_phase: tuple[tuple[int, ...], ...]
     rel: tuple[tuple[int, ...], ...]
     zeros_p: tuple[int, ...]
+    int8_fields: tuple[tuple[str, tuple[int, ...], int, bool], ...]
     intervals: dict[tuple, tuple] = field(default_factory=dict)
 
 
@@ -140,7 +141,19 @@ def _tab(rules: Rules) -> _Tab:
         onehot_phase=onehots(3),
         rel=tuple(tuple((s + c.d * j) % P for j in range(P)) for s in range(P)),
         zeros_p=(0,) * P,
+        int8_fields=_int8_fields(E._empty(c, 1)),
     )
+
+
+def _int8_fields(st: State) -> tuple[tuple[str, tuple[int, ...], int, bool], ...]:
+    """(name, shape, size, is bool) of the int8 and bool fields of a batch-of-one State, in field order
+    (the order ``to_state`` lays them out in)."""
+    out = []
+    for name in field_names():
+        a = getattr(st, name)
+        if a.dtype in (np.int8, np.bool_):
+            out.append((name, a.shape, a.size, a.dtype == np.bool_))
+    return tuple(out)
 
 
 def _intervals(tb: _Tab, top_rank: int, ts: int, rev: bool, top_wild: bool, natural: bool,
@@ -295,48 +308,51 @@ class ScalarGame:
         return g
 
     def to_state(self) -> State:
-        """This game as a batch-of-one :class:`State`, equal field by field to the engine's."""
-        st = E._empty(E._consts(self.rules), 1)
-        st.key[0] = np.uint64(self.key)
-        st.hand_no[0] = self.hand_no
-        st.phase[0] = self.phase
-        st.seat_player[0] = self.seat_player
-        st.dealer[0] = self.dealer
-        st.social[0] = self.social
-        seats, cards = [], []
+        """This game as a batch-of-one :class:`State`, equal field by field to the engine's.
+
+        The int8 and bool fields are views of one int8 buffer (built in one NumPy call)."""
+        tb = self._t
+        P, C = tb.P, tb.C
+        hands = [0] * (P * C)
         for s, h in enumerate(self.hands):
+            base = s * C
             for held in h:
-                seats += [s] * len(held)
-                cards += held
-        st.hands[0, seats, cards] = True
-        st.counts[0] = self.counts
-        st.n_cards[0] = self.n_cards
-        st.current[0] = self.current
-        st.leader[0] = self.leader
-        st.top_rank[0] = self.top_rank
-        st.top_size[0] = self.top_size
-        st.top_owner[0] = self.top_owner
-        st.top_wild[0] = self.top_wild
-        st.top_count[0] = self.top_count
-        st.first_lead[0] = self.first_lead
-        st.passed[0] = self.passed
-        st.finish[0] = self.finish
-        st.next_best[0] = self.next_best
-        st.next_worst[0] = self.next_worst
-        st.revolution[0] = self.revolution
-        st.direction[0] = self.direction
-        st.played[0] = self.played
-        st.discarded[0] = self.discarded
-        st.exch_step[0] = self.exch_step
-        st.exch_in[0] = self.exch_in
-        st.exch_out[0] = self.exch_out
-        st.points[0] = self.points
-        st.hand_points[0] = self.hand_points
-        st.hand_over[0] = self.hand_over
-        st.last_finish[0] = self.last_finish
-        st.moved[0, self.moved] = True
-        st.legal[0, self.legal] = True
-        return st
+                for card in held:
+                    hands[base + card] = 1
+        moved = [0] * C
+        for card in self.moved:
+            moved[card] = 1
+        legal = [0] * tb.A
+        for a in self.legal:
+            legal[a] = 1
+        values = {
+            "phase": (self.phase,), "seat_player": self.seat_player, "dealer": (self.dealer,), "social": self.social,
+            "hands": hands, "counts": [x for row in self.counts for x in row], "n_cards": self.n_cards,
+            "current": (self.current,), "leader": (self.leader,), "top_rank": (self.top_rank,),
+            "top_size": (self.top_size,), "top_owner": (self.top_owner,), "top_wild": (self.top_wild,),
+            "top_count": (self.top_count,), "first_lead": (self.first_lead,), "passed": self.passed,
+            "finish": self.finish, "next_best": (self.next_best,), "next_worst": (self.next_worst,),
+            "revolution": (self.revolution,), "direction": (self.direction,), "played": self.played,
+            "discarded": self.discarded, "exch_step": (self.exch_step,),
+            "exch_in": [x for row in self.exch_in for x in row], "exch_out": [x for row in self.exch_out for x in row],
+            "hand_over": (self.hand_over,), "last_finish": self.last_finish, "moved": moved, "legal": legal,
+        }
+        flat: list[int] = []
+        for name, _, _, _ in tb.int8_fields:
+            flat += values[name]
+        buf = np.array(flat, dtype=np.int8)
+        fields = {
+            "key": np.array([self.key], dtype=np.uint64),
+            "hand_no": np.array([self.hand_no], dtype=np.int32),
+            "points": np.array([self.points], dtype=np.int32),
+            "hand_points": np.array([self.hand_points], dtype=np.int32),
+        }
+        i = 0
+        for name, shape, n, is_bool in tb.int8_fields:
+            a = buf[i:i + n].reshape(shape)
+            fields[name] = a.view(np.bool_) if is_bool else a
+            i += n
+        return State(**fields)
 
     def copy(self) -> ScalarGame:
         """An independent copy."""
