@@ -185,3 +185,28 @@ def test_finished_sessions_only_pass_and_stay_put() -> None:
     after = step(rules, st, np.zeros(2, dtype=np.int64))
     np.testing.assert_array_equal(after.points, st.points)
     np.testing.assert_array_equal(after.hands, st.hands)
+
+
+@pytest.mark.parametrize("name", ["president", "daifugo", "ass_poker"])
+def test_stepping_where_equals_stepping_the_sub_batch(name: str) -> None:
+    from president_env.core import step_inplace
+
+    rules = _rules(name, preset(name).players)
+    B = 8
+    masked = init(rules, B, seed=11, start_ranks="random")
+    ref = masked.copy()
+    rng = np.random.default_rng(1)
+    for _ in range(300):
+        acts = _random_legal(masked.legal, rng)
+        where = rng.random(B) < 0.6
+        junk = np.where(where, acts, 999)  # actions of games not stepped are ignored
+        step_inplace(rules, masked, junk, where=where)
+        idx = np.flatnonzero(where)
+        sub = ref.take(idx)
+        step_inplace(rules, sub, acts[idx])
+        ref.put(idx, sub)
+        for f in dataclasses.fields(ref):
+            if f.name in ("hand_over", "hand_points", "moved"):
+                np.testing.assert_array_equal(getattr(masked, f.name)[idx], getattr(ref, f.name)[idx])
+                continue
+            np.testing.assert_array_equal(getattr(masked, f.name), getattr(ref, f.name), err_msg=f.name)

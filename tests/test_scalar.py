@@ -9,6 +9,8 @@ cannot pass by never reaching the code it is about.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -25,6 +27,7 @@ from president_env.core import (
     step_inplace,
     tables,
 )
+from president_env.core import engine as E
 from president_env.core import observation as O
 from president_env.core.scalar import ScalarGame
 from president_env.core.state import field_names
@@ -254,3 +257,21 @@ def test_aec_env_observes_its_core_state():
         env.step(int(rng.choice(legal)))
         steps += 1
     assert steps > 50
+
+
+def test_batch_conversions_equal_the_single_ones() -> None:
+    rules = preset("daifugo", players=5)
+    st = E.init(rules, 9, seed=4, start_ranks="random")
+    rng = np.random.default_rng(2)
+    for _ in range(40):
+        st = E.step(rules, st, (rng.random(st.legal.shape) * st.legal).argmax(axis=1))
+    idx = np.array([7, 0, 3, 3])
+    many = ScalarGame.from_states(rules, st, idx)
+    one = [ScalarGame.from_state(rules, st, int(b)) for b in idx]
+    for a, b in zip(many, one, strict=True):
+        assert all(getattr(a, n) == getattr(b, n) for n in ScalarGame.__slots__ if n not in ("rules", "_t"))
+    together, apart = ScalarGame.to_states(many), State.concat([g.to_state() for g in one])
+    for f in dataclasses.fields(State):
+        np.testing.assert_array_equal(getattr(together, f.name), getattr(apart, f.name), err_msg=f.name)
+        assert getattr(together, f.name).dtype == getattr(apart, f.name).dtype
+    np.testing.assert_array_equal(together.hands, st.hands[idx])

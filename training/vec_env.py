@@ -48,6 +48,7 @@ Opponents draw random numbers from a generator seeded from the seed too.
 
 from __future__ import annotations
 
+import gc
 import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -59,15 +60,27 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices,
 from president_env.aec_env import REWARD_SCHEMES, hand_rewards, make_rules, observation_box, render_text
 from president_env.core import OVER, IllegalActionError, Rules, init, make_keys, n_actions, step_inplace
 from president_env.core import observation as O
+from president_env.core.scalar import ScalarGame
+
+
+class _Legal:
+    """Just the ``legal`` mask, for :meth:`PresidentVecEnv._check_opponent_actions`."""
+
+    def __init__(self, legal: np.ndarray) -> None:
+        self.legal = legal
+
 
 BatchedPolicy = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
 
 __all__ = ["PresidentVecEnv", "random_policy", "sb3_policy", "BatchedPolicy"]
 
 
-def random_policy(obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly random legal action in every row of ``mask``."""
+def random_policy(obs: np.ndarray | None, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action in every row of ``mask`` (it never reads ``obs``)."""
     return np.argmax(mask * rng.random(mask.shape), axis=1)
+
+
+random_policy.observes = False  # type: ignore[attr-defined]
 
 
 def sb3_policy(model: Any, deterministic: bool = False) -> BatchedPolicy:
@@ -138,6 +151,7 @@ class PresidentVecEnv(VecEnv):
         self.episode, self.reward_scheme, self.start_ranks = episode, reward, start_ranks
         self.render_mode = render_mode
         self._base_seed = seed
+        self.scalar_tail = 48  # at most this many games left to advance: step them on ScalarGame twins
         super().__init__(num_envs, observation_box(self.rules), gymnasium.spaces.Discrete(n_actions(self.rules)))
         self._state = None
         self._actions: np.ndarray | None = None
@@ -161,7 +175,6 @@ class PresidentVecEnv(VecEnv):
         Returns the learner's rewards earned meanwhile, (B,) by game (zero outside ``idx``).
         """
         st, rules = self._state, self.rules
-        P = rules.players
         gained = np.zeros(self.num_envs, dtype=np.float32)
         while True:
             cur = st.seat_player[idx, st.current[idx]].astype(np.int64)
@@ -169,32 +182,88 @@ class PresidentVecEnv(VecEnv):
             idx, cur = idx[need], cur[need]
             if idx.size == 0:
                 break
-            whole = idx.size == self.num_envs
-            sub = st if whole else st.take(idx)
-            obs = O.observe(rules, sub, cur)
-            mask = sub.legal
-            if self._pool is None and len(self.opponents) == 1:
-                acts = np.asarray(self.opponents[0](obs, mask, self._opp_rng)).reshape(-1)
-            else:
-                slot = (cur - self._learner[idx] - 1) % P
-                if self._pool is not None:
-                    policies = [_as_policy(p) for p in self._pool.policies]
-                    which = self._assign[idx, slot]
-                else:
-                    policies, which = self.opponents, slot
-                acts = np.zeros(idx.size, dtype=np.int64)
-                for k, pol in enumerate(policies):
-                    rows = np.flatnonzero(which == k)
-                    if rows.size:
-                        acts[rows] = np.asarray(pol(obs[rows], mask[rows], self._opp_rng)).reshape(-1)
-            self._check_opponent_actions(sub, idx, cur, acts)
-            step_inplace(rules, sub, acts.astype(np.int64, copy=False))
-            if sub.hand_over.any():
-                r = hand_rewards(rules, sub, self.reward_scheme)
-                gained[idx] += r[np.arange(idx.size), self._learner[idx]]
-            if not whole:
-                st.put(idx, sub)
+            if idx.size <= self.scalar_tail:
+                # A few games left (typically hands the learner is already out of): plain-Python
+                # twins step them far cheaper than a batch call each; same moves, same draws.
+                self._advance_scalar(idx, gained)
+                break
+            mask = st.legal[idx]
+            obs = O.observe(rules, st.take(idx), cur) if self._opponents_observe() else None
+            acts = self._opponent_actions(idx, cur, obs, mask)
+            self._check_opponent_actions(_Legal(mask), idx, cur, acts)
+            full = np.zeros(self.num_envs, dtype=np.int64)
+            full[idx] = acts
+            where = None
+            if idx.size < self.num_envs:
+                where = np.zeros(self.num_envs, dtype=bool)
+                where[idx] = True
+            step_inplace(rules, st, full, where=where)  # one masked call: no sub-batch copies
+            if st.hand_over.any():
+                r = hand_rewards(rules, st, self.reward_scheme)
+                gained += r[np.arange(self.num_envs), self._learner]
         return gained
+
+    def _opponents_observe(self) -> bool:
+        """False when every opponent ignores observations (``observes = False``): skip building them."""
+        policies = self._pool.policies if self._pool is not None else self.opponents
+        return any(getattr(p, "observes", True) for p in policies)
+
+    def _opponent_actions(self, idx: np.ndarray, cur: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The opponents' actions in games ``idx`` (players ``cur``): one policy call per policy."""
+        if self._pool is None and len(self.opponents) == 1:
+            return np.asarray(self.opponents[0](obs, mask, self._opp_rng)).reshape(-1)
+        slot = (cur - self._learner[idx] - 1) % self.rules.players
+        if self._pool is not None:
+            policies = [_as_policy(p) for p in self._pool.policies]
+            which = self._assign[idx, slot]
+        else:
+            policies, which = self.opponents, slot
+        acts = np.zeros(idx.size, dtype=np.int64)
+        for k, pol in enumerate(policies):
+            rows = np.flatnonzero(which == k)
+            if rows.size:
+                acts[rows] = np.asarray(pol(None if obs is None else obs[rows], mask[rows], self._opp_rng)).reshape(-1)
+        return acts
+
+    def _advance_scalar(self, idx: np.ndarray, gained: np.ndarray) -> None:
+        """:meth:`_advance` for a few games, on :class:`ScalarGame` twins written back at the end."""
+        gc_was_on = gc.isenabled()
+        gc.disable()  # many small lists: the cyclic collector would scan every live object (torch's too)
+        try:
+            self._advance_scalar_games(idx, gained)
+        finally:
+            if gc_was_on:
+                gc.enable()
+
+    def _advance_scalar_games(self, idx: np.ndarray, gained: np.ndarray) -> None:
+        rules, st = self.rules, self._state
+        games = ScalarGame.from_states(rules, st, idx)
+        learner = self._learner[idx]
+        rank_scheme = self.reward_scheme == "rank"
+        # the same float32 arithmetic as hand_rewards, so both paths give the same rewards to the bit
+        rank_reward = 1.0 - 2.0 * np.arange(rules.players, dtype=np.float32) / (rules.players - 1)
+        live = np.arange(idx.size)
+        while True:
+            live = np.array([j for j in live if not games[j].over and games[j].current_player != learner[j]],
+                            dtype=np.int64)
+            if live.size == 0:
+                break
+            cur = np.array([games[j].current_player for j in live], dtype=np.int64)
+            obs = np.stack([games[j].observe(c) for j, c in zip(live, cur, strict=True)]) \
+                if self._opponents_observe() else None
+            mask = np.stack([games[j].legal_mask() for j in live])
+            acts = self._opponent_actions(idx[live], cur, obs, mask)
+            self._check_opponent_actions(_Legal(mask), idx[live], cur, acts)
+            for j, a in zip(live, acts.tolist(), strict=True):
+                g = games[j]
+                g.step(a)
+                if g.hand_over:
+                    me = int(learner[j])
+                    if rank_scheme:
+                        gained[idx[j]] += rank_reward[g.last_finish[me]]
+                    else:
+                        gained[idx[j]] += g.hand_points[me]
+        st.put(idx, ScalarGame.to_states(games))
 
     def _check_opponent_actions(self, sub: Any, idx: np.ndarray, cur: np.ndarray, acts: np.ndarray) -> None:
         """Name the VecEnv game and the opponent when a policy returns a bad action."""

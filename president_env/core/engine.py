@@ -501,14 +501,19 @@ def step(rules: Rules, state: State, actions: np.ndarray) -> State:
     return new
 
 
-def check_actions(rules: Rules, state: State, actions: np.ndarray) -> np.ndarray:
-    """Validate a batch of actions; raise :class:`IllegalActionError` naming the first bad one."""
+def check_actions(rules: Rules, state: State, actions: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
+    """Validate a batch of actions; raise :class:`IllegalActionError` naming the first bad one.
+
+    With ``where`` (B,) bool only those games' actions are checked (the others become 0).
+    """
     a = np.asarray(actions)
     B = state.batch_size
     if a.shape != (B,):
         raise IllegalActionError(f"expected actions of shape ({B},) for a batch of {B} games, got shape {a.shape}")
     if a.dtype.kind not in "iu":
         raise IllegalActionError(f"actions must be integers, got dtype {a.dtype}")
+    if where is not None:
+        a = np.where(where, a, 0)
     A = state.legal.shape[1]
     bad = (a < 0) | (a >= A)
     if bad.any():
@@ -516,6 +521,8 @@ def check_actions(rules: Rules, state: State, actions: np.ndarray) -> np.ndarray
         raise IllegalActionError(f"game {b}: action {int(a[b])} is out of range 0..{A - 1}")
     a = a.astype(np.int64)
     ok = state.legal[np.arange(B), a]
+    if where is not None:
+        ok |= ~where
     if not ok.all():
         b = int(np.argmin(ok))
         ex = int(state.phase[b]) == EXCHANGE
@@ -528,14 +535,21 @@ def check_actions(rules: Rules, state: State, actions: np.ndarray) -> np.ndarray
     return a
 
 
-def step_inplace(rules: Rules, st: State, actions: np.ndarray) -> None:
-    """Apply one action per game to ``st`` in place (the fast path of :func:`step`)."""
+def step_inplace(rules: Rules, st: State, actions: np.ndarray, where: np.ndarray | None = None) -> None:
+    """Apply one action per game to ``st`` in place (the fast path of :func:`step`).
+
+    ``where`` (B,) bool steps only those games (the others keep their state, except that
+    ``hand_over``, ``hand_points`` and ``moved`` say that this call ended and moved nothing there).
+    """
     c = _consts(rules)
-    a = check_actions(rules, st, actions)
+    a = check_actions(rules, st, actions, where)
     st.hand_over[:] = False
     st.hand_points[:] = 0
     phase = st.phase.copy()
     active = phase == PLAY
+    if where is not None:
+        active &= where
+        phase = np.where(where, phase, OVER)  # games not stepped take no exchange decision either
     ended = _play(rules, c, st, a, None if active.all() else active)
     ex = np.flatnonzero(phase == EXCHANGE)
     if ex.size:

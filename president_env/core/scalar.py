@@ -307,10 +307,58 @@ class ScalarGame:
         g._refresh_legal()
         return g
 
-    def to_state(self) -> State:
-        """This game as a batch-of-one :class:`State`, equal field by field to the engine's.
+    @classmethod
+    def from_states(cls, rules: Rules, state: State, idx: np.ndarray) -> list[ScalarGame]:
+        """Games ``idx`` of a batched ``state``, converted together (one NumPy read per field)."""
+        idx = np.asarray(idx, dtype=np.int64)
+        sub = state.take(idx)
+        names = [n for n in ScalarGame.__slots__ if n not in ("rules", "_t", "hands", "player_seat", "moved", "legal")]
+        cols = {n: getattr(sub, n).tolist() for n in names}
+        games = []
+        tb = _tab(rules)
+        P, K, card_kind = tb.P, tb.K, tb.card_kind
+        g_idx, s_idx, c_idx = np.nonzero(sub.hands)
+        hands = [[[[] for _ in range(K)] for _ in range(P)] for _ in range(idx.size)]
+        for gi, s, card in zip(g_idx.tolist(), s_idx.tolist(), c_idx.tolist(), strict=True):
+            hands[gi][s][card_kind[card]].append(card)
+        mg, mc = np.nonzero(sub.moved)
+        moved: list[list[int]] = [[] for _ in range(idx.size)]
+        for gi, card in zip(mg.tolist(), mc.tolist(), strict=True):
+            moved[gi].append(card)
+        for i in range(idx.size):
+            g = cls(rules)
+            for n in names:
+                setattr(g, n, cols[n][i])
+            g.hands = hands[i]
+            g.moved = moved[i]
+            g.player_seat = [0] * P
+            for s, p in enumerate(g.seat_player):
+                g.player_seat[p] = s
+            g._refresh_legal()
+            games.append(g)
+        return games
 
-        The int8 and bool fields are views of one int8 buffer (built in one NumPy call)."""
+    @staticmethod
+    def to_states(games: list[ScalarGame]) -> State:
+        """Several games as one batched :class:`State` (one NumPy call per dtype)."""
+        tb = games[0]._t
+        buf = np.array([g._int8_flat() for g in games], dtype=np.int8)
+        n = len(games)
+        fields = {
+            "key": np.array([g.key for g in games], dtype=np.uint64),
+            "hand_no": np.array([g.hand_no for g in games], dtype=np.int32),
+            "points": np.array([g.points for g in games], dtype=np.int32),
+            "hand_points": np.array([g.hand_points for g in games], dtype=np.int32),
+        }
+        i = 0
+        for name, shape, size, is_bool in tb.int8_fields:
+            a = buf[:, i:i + size].reshape((n,) + shape[1:])
+            fields[name] = a.view(np.bool_) if is_bool else a
+            i += size
+        return State(**fields)
+
+    def _int8_flat(self) -> list[int]:
+        """The int8 and bool fields, flattened in the order of ``_tab.int8_fields``."""
         tb = self._t
         P, C = tb.P, tb.C
         hands = [0] * (P * C)
@@ -340,19 +388,13 @@ class ScalarGame:
         flat: list[int] = []
         for name, _, _, _ in tb.int8_fields:
             flat += values[name]
-        buf = np.array(flat, dtype=np.int8)
-        fields = {
-            "key": np.array([self.key], dtype=np.uint64),
-            "hand_no": np.array([self.hand_no], dtype=np.int32),
-            "points": np.array([self.points], dtype=np.int32),
-            "hand_points": np.array([self.hand_points], dtype=np.int32),
-        }
-        i = 0
-        for name, shape, n, is_bool in tb.int8_fields:
-            a = buf[i:i + n].reshape(shape)
-            fields[name] = a.view(np.bool_) if is_bool else a
-            i += n
-        return State(**fields)
+        return flat
+
+    def to_state(self) -> State:
+        """This game as a batch-of-one :class:`State`, equal field by field to the engine's.
+
+        The int8 and bool fields are views of one int8 buffer (built in one NumPy call)."""
+        return ScalarGame.to_states([self])
 
     def copy(self) -> ScalarGame:
         """An independent copy."""
