@@ -19,7 +19,7 @@ class TrainSettings:
     n_steps: int = 64                 # learner decisions per game per rollout
     batch_size: int = 4096
     n_epochs: int = 4
-    learning_rate: float = 3e-4
+    learning_rate: float = 1e-4       # small: PPO refines the warm-started policy
     gamma: float = 0.99
     gae_lambda: float = 0.95
     clip_range: float = 0.2
@@ -31,8 +31,12 @@ class TrainSettings:
     reward: str = "points"            # the rule book's points: what the tournament measures
     # Opponent pool, sampled per game: weights of the scripted baselines and of
     # earlier snapshots of the learner (self-play).
-    pool: dict[str, float] = field(default_factory=lambda: {"heuristic": 0.5, "greedy": 0.2, "random": 0.1,
-                                                             "snapshot": 0.2})
+    pool: dict[str, float] = field(default_factory=lambda: {"heuristic": 0.6, "greedy": 0.1, "random": 0.05,
+                                                             "snapshot": 0.25})
+    # Warm start (training.imitation): fit the policy to a teacher's self-play first (0 = off).
+    imitation_decisions: int = 600_000
+    imitation_epochs: int = 8
+    imitation_teacher: str = "heuristic"
     snapshot_every: int = 500_000     # learner steps between snapshots added to the pool
     max_snapshots: int = 5
     eval_every: int = 1_000_000       # learner steps between evaluations against the baselines

@@ -4,7 +4,8 @@
 
 Reads top to bottom: build the rules and the settings (``training.hyperparams``),
 the opponent pool (scripted baselines + snapshots of the learner), the batched
-VecEnv, the model (new, or resumed from a checkpoint); learn with one callback
+VecEnv, the model (new and warm-started by imitating the heuristic, see
+:mod:`training.imitation`, or resumed from a checkpoint); learn with one callback
 that takes snapshots, evaluates, saves checkpoints and keeps the time budget;
 save the final model with its rules and evaluate it.
 
@@ -31,6 +32,7 @@ from agents.sb3_policy import ModelError, check_rules, read_metadata, save_model
 from president_env.core import Rules, preset
 from training.evaluate import Matchup, matchup
 from training.hyperparams import TrainSettings, settings_for
+from training.imitation import collect, pretrain
 from training.opponent_pool import OpponentPool, PolicyAgent
 from training.vec_env import PresidentVecEnv
 
@@ -152,6 +154,12 @@ def train(args: TrainArgs) -> TrainResult:
     model = build_model(rules, s, venv, args, out)
     if args.resume:
         pool.add_snapshot(model.policy, f"resumed@{model.num_timesteps}")
+    elif s.imitation_decisions:
+        demos = collect(rules, s.imitation_teacher, s.imitation_decisions, s.gamma, seed=args.seed)
+        stats = pretrain(model.policy, demos, s.imitation_epochs, seed=args.seed)
+        (out / "imitation.json").write_text(json.dumps(stats | {"decisions": len(demos.actions),
+                                                                  "seconds": round(time.time() - started, 1)}))
+        pool.add_snapshot(model.policy, "imitation")
 
     monitor = TrainingMonitor(rules, pool, s, args, out, started)
     remaining = max(0, args.timesteps - model.num_timesteps)
