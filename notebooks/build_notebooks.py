@@ -291,9 +291,9 @@ A small MaskablePPO run on the batched VecEnv (`training.train`, the code behind
 `president train`), its learning curve, and the trained model in a duplicate
 tournament against the scripted baselines.
 
-The default budget is a short run that shows the workflow in a few minutes on a
-laptop CPU, not a strong agent: `president train` with a larger `--timesteps`
-(see the README) is how the published models are trained.
+The default budget (200,000 learner steps) is a short run that shows the workflow
+in about five minutes on a two-core CPU; `president train` with a larger
+`--timesteps` (see the README) is how the published models are trained.
 
 Set `PRESIDENT_NB_SMALL=1` for a quick run with tiny sizes (what CI does)."""),
     new_code_cell(BUDGET + '''
