@@ -1,35 +1,38 @@
 """``heuristic``: a strong hand-written player, vectorised over the batch.
 
-How it thinks (every step is NumPy over the whole batch; nothing reads hidden cards):
+How it thinks (NumPy over the whole batch; it reads only its observation):
 
 * **Card counting.** The cards nobody has shown yet are the pack minus the cards
-  played this hand minus its own hand. A set is *safe* when no set those unseen
-  cards could form beats it under the rules in force (rank order and revolution,
-  size rule, equal ranks, trumps, bombs, reset cards), or when playing it ends
-  the trick at once with the player to lead again (trumps, bombs, eights under
-  ``eight_cut``, a completed set under ``complete_set_clears``). Under
-  ``locks_out`` and ``single_round`` a play is also safe when nobody else can
-  still act in the trick.
-* **Planning the hand.** The hand is split into groups, one per rank (the wild
-  cards form a group of their own). Groups that are safe are *controls*: each
-  wins a lead back. The others are *losers*; a loser can only be got rid of by
-  leading it or by dumping it on a lower play.
+  played this hand minus its own hand. For every set (rank, size) it estimates the
+  chance that some opponent can beat it, taking each unseen card to be with any
+  opponent still holding cards: a higher rank of that size (wild cards counted),
+  and, as the variant says, a bigger set (``bigger_beats_any``), the same rank
+  (``equal_rank_beats``), a trump, a bomb or a reset card. A set is *safe* when
+  that chance is under 25%, or when it ends the trick at once with the player to
+  lead again (trumps, bombs, eights under ``eight_cut``, a completed set under
+  ``complete_set_clears``). Under ``locks_out`` and ``single_round`` a play also
+  wins the trick when no one else can still act in it.
+* **Planning the hand.** The hand is split into groups, one per rank (wild cards
+  form a group of their own). Safe groups are *controls*: each wins a lead back.
+  The others are *losers*, which have to be led or dumped on a lower play.
 * **Leading.** Go out if it can. With at most one loser left it runs out: it
-  leads its controls (cards it may not finish on first) and keeps the loser for
-  last. Otherwise it leads its weakest loser whole; when an opponent is down to
-  one card it leads sets of two or more, or else its strongest single.
-* **Following.** Go out if it can. Dump the weakest loser that fits. Play a
-  control when it wins the trick and it has losers to lead afterwards. Break a
-  set or spend wild cards only when that wins the trick without leaving it
-  more losers. Otherwise pass (when the rules allow it).
+  leads its controls (the cards it may not finish on first) and keeps the loser
+  for last. Otherwise it leads its weakest loser whole; when an opponent is down
+  to one card it leads a set of two or more, or else its strongest single.
+* **Following.** Go out if it can. Dump the weakest loser that fits. Spend a
+  control only when it wins the trick and the plan needs the lead (no more than
+  one loser more than the controls it keeps) or an opponent is down to three
+  cards; otherwise pass and keep it. Break a set or spend wild cards only when
+  that wins the trick without leaving it more losers.
 * **Knowing the variant.** A play of four under ``revolution`` is judged with the
-  rank order turned around: it is played when the reversed order leaves it
-  fewer losers, kept otherwise. Under ``forbidden_finish`` it never goes out on
-  a forbidden card if anything else is legal and plays those cards first when
-  running out.
+  rank order turned around: played when the reversed order leaves it fewer
+  losers, kept otherwise. Under ``forbidden_finish`` it never goes out on a
+  forbidden card while anything else is legal, avoids plays that would leave it
+  only forbidden cards, and leads those first when running out. ``compulsory_beat``
+  takes away its passes, so it then plays its cheapest legal set.
 * **Exchange.** It gives back its least useful cards: the weakest single cards
-  first, then cards from triples, then from pairs; never controls, jokers, wild
-  cards or trumps while anything else is left.
+  first, then cards from triples, then from pairs; never a control, joker, wild
+  card, trump or eight (``eight_cut``) while anything else is left.
 """
 
 from __future__ import annotations

@@ -10,13 +10,14 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from president_cli import core_commands, play, train
+from president_cli import core_commands, evaluate, play, train
 
 # One line per module that adds subcommands (variants, simulate, replay; later evaluate, train, play).
 COMMAND_MODULES = [
     core_commands,
     play,
     train,
+    evaluate,
 ]
 
 
