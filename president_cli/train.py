@@ -37,7 +37,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--timesteps", type=positive_int, default=100_000_000, help="cap per preset")
     p.add_argument("--out", default="runs/all")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--final-deals", type=int, default=1000)
+    p.add_argument("--final-deals", type=int, default=1000, help="duplicate deals of each final evaluation")
+    p.add_argument("--final-heuristic-deals", type=int, default=None,
+                   help="deals of the final match against the heuristic (default: --final-deals)")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                   help="override a training setting for every preset (JSON value), e.g. imitation_epochs=4")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=cmd_train_all)
 
@@ -75,7 +79,9 @@ def cmd_train_all(args: argparse.Namespace) -> int:
 
     names = PRESETS if args.presets == "all" else [preset_name(p.strip()) for p in args.presets.split(",")]
     targs = TrainAllArgs(presets=",".join(names), minutes=args.minutes, timesteps=args.timesteps, out=args.out,
-                         seed=args.seed, final_deals=args.final_deals, progress=not args.no_progress)
+                         seed=args.seed, final_deals=args.final_deals,
+                         final_heuristic_deals=args.final_heuristic_deals, progress=not args.no_progress,
+                         settings=_settings(args.set))
     train_all(targs)
     print(open(f"{args.out}/results.md").read())
     return 0

@@ -54,6 +54,7 @@ class TrainArgs:
     resume: str | None = None           # a checkpoint (or model) zip to continue from
     eval_deals: int | None = None       # duplicate deals per evaluation during training
     final_deals: int = 1000             # duplicate deals of the final evaluation (0: none)
+    final_heuristic_deals: int | None = None  # deals of the final match against the heuristic (default final_deals)
     checkpoint_every: int = 1_000_000
     progress: bool = True
     threads: int = 1                    # torch threads (1 is fastest for small batches on 2 cores)
@@ -172,7 +173,8 @@ def train(args: TrainArgs) -> TrainResult:
     final: list[Matchup] = []
     if args.final_deals:
         learner = PolicyAgent(rules, model.policy, "learner", deterministic=True, frozen=False)
-        final = [matchup(rules, learner, b, args.final_deals, seed=args.seed + 2, progress=args.progress)
+        deals = {"heuristic": args.final_heuristic_deals or args.final_deals, "greedy": args.final_deals}
+        final = [matchup(rules, learner, b, deals[b], seed=args.seed + 2, progress=args.progress)
                  for b in BASELINES]
     result = TrainResult(model_path, monitor.curve_path, int(model.num_timesteps), time.time() - started, final)
     (out / "final.json").write_text(json.dumps(result.to_dict(), indent=1))

@@ -11,7 +11,7 @@ and ``learning_curves.png`` in ``--out`` (one folder per preset beside them).
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from president_env.core import PRESETS
@@ -28,7 +28,9 @@ class TrainAllArgs:
     out: str = "runs/all"
     seed: int = 0
     final_deals: int = 1000
+    final_heuristic_deals: int | None = None
     progress: bool = True
+    settings: dict = field(default_factory=dict)  # overrides of TrainSettings for every preset
 
 
 RESULT_FIELDS = ("preset", "players", "timesteps", "minutes", "opponent", "deals", "learner_points",
@@ -43,7 +45,9 @@ def train_all(args: TrainAllArgs) -> list[dict]:
     for name in names:
         print(f"== {name}: training for up to {args.minutes:g} min")
         result = train(TrainArgs(preset=name, timesteps=args.timesteps, out=str(out / name), seed=args.seed,
-                                 minutes=args.minutes, final_deals=args.final_deals, progress=args.progress))
+                                 minutes=args.minutes, final_deals=args.final_deals,
+                                 final_heuristic_deals=args.final_heuristic_deals, progress=args.progress,
+                                 settings=dict(args.settings)))
         rows += result_rows(name, result)
         write_tables(rows, out)
     plot_curves([n for n in names], out)
