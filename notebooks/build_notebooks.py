@@ -315,18 +315,21 @@ PLAYERS = 4
 SEED = 0
 if SMALL:
     TIMESTEPS, EVAL_EVERY, EVAL_DEALS, FINAL_DEALS = 2_048, 1_024, 4, 4
-    SETTINGS = {"n_envs": 16, "n_steps": 32, "batch_size": 256}   # a tiny rollout for a smoke run
+    SETTINGS = {"n_envs": 16, "n_steps": 32, "batch_size": 256,    # a tiny rollout for a smoke run
+                "imitation_decisions": 2_000, "imitation_epochs": 1}
 else:
     TIMESTEPS, EVAL_EVERY, EVAL_DEALS, FINAL_DEALS = 200_000, 50_000, 50, 200
-    SETTINGS = {}                                                # the preset's row of training/hyperparams.py
+    SETTINGS = {"imitation_decisions": 100_000}   # else the preset's row of training/hyperparams.py
 OUT = Path(tempfile.mkdtemp(prefix="president_nb03_"))
 print("writing to", OUT)'''),
     new_markdown_cell("""## Training
 
 `TrainArgs` holds the arguments of `president train`; `settings` overrides the
-preset's row of `training/hyperparams.py`. The learner plays against a pool of
-scripted baselines and snapshots of itself, and is evaluated against `heuristic`
-and `greedy` every `eval_every` steps (the learning curve, `eval.csv`)."""),
+preset's row of `training/hyperparams.py`. The policy is first warm-started by
+imitating the `heuristic` player's self-play (`imitation_decisions` decisions;
+fewer here than `president train` uses), then trained by MaskablePPO against a
+pool of scripted baselines and snapshots of itself, and evaluated against
+`heuristic` and `greedy` every `eval_every` steps (the learning curve, `eval.csv`)."""),
     new_code_cell('''args = TrainArgs(
     preset=PRESET, players=PLAYERS, timesteps=TIMESTEPS, out=str(OUT), seed=SEED,
     eval_deals=EVAL_DEALS, final_deals=FINAL_DEALS, checkpoint_every=TIMESTEPS, progress=False,
