@@ -292,7 +292,7 @@ A small MaskablePPO run on the batched VecEnv (`training.train`, the code behind
 tournament against the scripted baselines.
 
 The default budget (200,000 learner steps) is a short run that shows the workflow
-in about five minutes on a two-core CPU; `president train` with a larger
+in a few minutes (about two on an idle two-core CPU); `president train` with a larger
 `--timesteps` (see the README) is how the published models are trained.
 
 Set `PRESIDENT_NB_SMALL=1` for a quick run with tiny sizes (what CI does)."""),
