@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "evaluate", help="duplicate-deal tournament between agents (table, head-to-head, rating, JSON)",
         description="Play every deal once for every rotation of the agents over the seats, whole sessions with "
                     "exchanges and reseating, on the batched core; report points per hand, President and Scum "
-                    "rates and mean finishing position with 95%% intervals over deals, a head-to-head table and "
+                    "rates and mean finishing position with 95% intervals over deals, a head-to-head table and "
                     "an OpenSkill rating.")
     p.add_argument("--preset", type=preset_name, required=True, help=f"one of: {', '.join(PRESETS)}")
     p.add_argument("--players", type=int, default=None, help="number of players (default: the preset's)")
