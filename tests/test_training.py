@@ -140,3 +140,20 @@ def test_imitation_records_legal_teacher_moves_and_the_policy_learns_them() -> N
                         device="cpu")
     stats = pretrain(model.policy, demos, epochs=12, batch_size=256)
     assert stats["accuracy"] > 0.85  # greedy is a simple function of the hand and the top: easy to imitate
+
+
+def test_train_all_tables_round_trip_and_the_curves_plot(tmp_path) -> None:
+    from training.train_all import plot_curves, read_results, write_tables
+
+    rows = [{"preset": "daifugo", "players": 4, "timesteps": 1000, "minutes": 1.5, "opponent": o, "deals": 50,
+             "learner_points": 0.5, "opponent_points": -0.1, "diff": 0.6, "diff_low": 0.2, "diff_high": 1.0,
+             "beats": True} for o in ("heuristic", "greedy")]
+    write_tables(rows, tmp_path)
+    assert read_results(tmp_path) == rows
+    assert "| daifugo | 4 | 1,000 | 1.5 | greedy | 50 |" in (tmp_path / "results.md").read_text()
+    (tmp_path / "daifugo").mkdir()
+    (tmp_path / "daifugo" / "eval.csv").write_text(
+        "timesteps,seconds,opponent,deals,learner_points,opponent_points,diff,diff_low,diff_high\n"
+        "100,1,heuristic,5,0,0,-0.2,-0.4,0\n200,2,heuristic,5,0,0,0.1,-0.1,0.3\n100,1,greedy,5,0,0,0.3,0.1,0.5\n")
+    png = plot_curves(["daifugo", "missing"], tmp_path)
+    assert png.exists() and png.stat().st_size > 1000

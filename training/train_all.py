@@ -41,7 +41,7 @@ def train_all(args: TrainAllArgs) -> list[dict]:
     names = list(PRESETS) if args.presets == "all" else [p.strip() for p in args.presets.split(",")]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    rows: list[dict] = []
+    rows = [r for r in read_results(out) if r["preset"] not in names]  # earlier runs into the same folder
     for name in names:
         print(f"== {name}: training for up to {args.minutes:g} min")
         result = train(TrainArgs(preset=name, timesteps=args.timesteps, out=str(out / name), seed=args.seed,
@@ -50,7 +50,23 @@ def train_all(args: TrainAllArgs) -> list[dict]:
                                  settings=dict(args.settings)))
         rows += result_rows(name, result)
         write_tables(rows, out)
-    plot_curves([n for n in names], out)
+    plot_curves(list(dict.fromkeys([r["preset"] for r in rows] + names)), out)
+    return rows
+
+
+def read_results(out: Path) -> list[dict]:
+    """The rows of an earlier ``results.csv`` in ``out`` (none if there is none)."""
+    path = out / "results.csv"
+    if not path.exists():
+        return []
+    with path.open() as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        for k in ("players", "timesteps", "deals"):
+            r[k] = int(r[k])
+        for k in ("minutes", "learner_points", "opponent_points", "diff", "diff_low", "diff_high"):
+            r[k] = float(r[k])
+        r["beats"] = r["beats"] == "True"
     return rows
 
 
