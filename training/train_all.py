@@ -106,6 +106,7 @@ def plot_curves(names: list[str], out: Path) -> Path:
 
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
     for ax, opponent in zip(axes, ("heuristic", "greedy"), strict=True):
+        ax.set_prop_cycle(color=plt.cm.tab20.colors)  # up to 20 presets with distinct colours
         for name in names:
             path = out / name / "eval.csv"
             if not path.exists():
