@@ -12,21 +12,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 
 import numpy as np
+from _common import one_core
 
 from president_env.core import init, preset, step_inplace
-
-
-def _one_core() -> None:
-    if hasattr(os, "sched_setaffinity"):
-        try:
-            os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
-        except OSError:
-            pass
 
 
 def measure(name: str, batch: int, seconds: float, seed: int = 0) -> float:
@@ -61,7 +53,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--seconds", type=float, default=2.0, help="measuring time per row")
     ap.add_argument("--json", action="store_true", help="print one JSON list of rows")
     args = ap.parse_args(argv)
-    _one_core()
+    one_core()
     rows = []
     for name in args.presets.split(","):
         for batch in [0] + [int(b) for b in args.batches.split(",")]:

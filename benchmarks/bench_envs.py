@@ -29,14 +29,7 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import numpy as np  # noqa: E402
-
-
-def _one_core() -> None:
-    if hasattr(os, "sched_setaffinity"):
-        try:
-            os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
-        except OSError:
-            pass
+from _common import one_core  # noqa: E402
 
 
 def _timed(run_once, seconds: float) -> float:
@@ -120,7 +113,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--num-envs", type=int, default=1024, help="games in the VecEnv and envs in the DummyVecEnv")
     ap.add_argument("--json", action="store_true", help="print one JSON list of rows")
     args = ap.parse_args(argv)
-    _one_core()
+    one_core()
     try:
         import torch
 

@@ -114,7 +114,8 @@ def cmd_variants(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------- simulate
-def _rules_from_args(args: argparse.Namespace) -> Rules:
+def rules_from_args(args: argparse.Namespace) -> Rules:
+    """The preset of ``--preset`` with ``--players`` and ``--hands``; a bad value is a UsageError."""
     overrides: dict[str, Any] = {}
     if args.players is not None:
         overrides["players"] = args.players
@@ -164,7 +165,7 @@ def simulate(rules: Rules, games: int, seed: int, out: Any, random_ranks: bool =
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     """Play random sessions, write their records, print a summary."""
-    rules = _rules_from_args(args)
+    rules = rules_from_args(args)
     try:
         f = open(args.records, "w", encoding="utf-8")  # noqa: SIM115 - closed below
     except OSError as e:

@@ -29,13 +29,12 @@ import numpy as np
 
 from agents.base import Agent
 from agents.registry import agent_names, make_agent
-from president_cli.core_commands import UsageError, positive_int, preset_name
+from president_cli.core_commands import UsageError, positive_int, preset_name, rules_from_args
 from president_env.core import (
     EXCHANGE,
     OVER,
     PLAY,
     Rules,
-    RulesError,
     State,
     action_table,
     current_player,
@@ -43,7 +42,6 @@ from president_env.core import (
     init,
     make_keys,
     observe,
-    preset,
     tables,
 )
 from president_env.core.records import Recorder, write_records
@@ -374,15 +372,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def cmd_play(args: argparse.Namespace) -> int:
     """Play a session on standard input and output."""
-    overrides: dict[str, Any] = {}
-    if args.players is not None:
-        overrides["players"] = args.players
-    if args.hands is not None:
-        overrides["hands_per_session"] = args.hands
-    try:
-        rules = preset(args.preset, **overrides)
-    except RulesError as e:
-        raise UsageError(str(e)) from None
+    rules = rules_from_args(args)
     if not 0 <= args.seat < rules.players:
         raise UsageError(f"--seat must be a player 0..{rules.players - 1}, got {args.seat}")
     if args.delay < 0:

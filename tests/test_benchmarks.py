@@ -1,0 +1,28 @@
+"""The benchmark scripts run and report rows of the documented shape (no timing is asserted)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def _load(name: str):
+    sys.path.insert(0, str(BENCH))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(BENCH))
+
+
+def test_bench_core_reports_one_row_per_preset_and_batch(capsys, monkeypatch) -> None:
+    bench = _load("bench_core")
+    monkeypatch.setattr(bench, "one_core", lambda: None)  # do not pin the test process to one core
+    rows = bench.main(["--presets", "president,daifugo", "--batches", "4", "--seconds", "0.05",
+                                     "--json"])
+    assert [(r["preset"], r["batch"]) for r in rows] == [("president", 0), ("president", 4), ("daifugo", 0),
+                                                          ("daifugo", 4)]
+    assert all(r["decisions_per_s"] > 0 for r in rows)
+    assert '"decisions_per_s"' in capsys.readouterr().out
