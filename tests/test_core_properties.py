@@ -14,8 +14,7 @@ from president_env.core.rules import PRESETS, Rules
 
 def _player_counts(name: str) -> list[int]:
     top = 12 if preset(name).decks == 2 else 8
-    counts = list(range(3, top + 1))
-    return counts if name in ("president", "double_deck", "huberes") else [3, 4, 5, 8]
+    return list(range(3, top + 1))
 
 
 CASES = [(name, p) for name in PRESETS for p in _player_counts(name)]
