@@ -60,6 +60,13 @@ def random_policy(obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -
     return int(legal[rng.integers(legal.size)])
 
 
+def fixed_learner(learner: str | int, players: int) -> int | None:
+    """The learner option: ``"rotate"`` (None) or a fixed player number, checked."""
+    if learner != "rotate" and not (isinstance(learner, int) and 0 <= learner < players):
+        raise ValueError(f"learner must be 'rotate' or a player 0..{players - 1}, got {learner!r}")
+    return None if learner == "rotate" else int(learner)
+
+
 class PresidentGymEnv(gymnasium.Env):
     """One learner against opponent policies, on one game of President. See the module doc."""
 
@@ -87,9 +94,7 @@ class PresidentGymEnv(gymnasium.Env):
         self.game = raw_env(preset, episode=episode, start_ranks=start_ranks, reward=reward, **rule_overrides)
         self.rules = self.game.rules
         P = self.rules.players
-        if learner != "rotate" and not (isinstance(learner, int) and 0 <= learner < P):
-            raise ValueError(f"learner must be 'rotate' or a player 0..{P - 1}, got {learner!r}")
-        self._fixed_learner = None if learner == "rotate" else int(learner)
+        self._fixed_learner = fixed_learner(learner, P)
         if opponents is None:
             opponents = random_policy
         if callable(opponents):

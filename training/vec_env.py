@@ -61,6 +61,7 @@ from president_env.aec_env import REWARD_SCHEMES, hand_rewards, make_rules, obse
 from president_env.core import OVER, IllegalActionError, Rules, init, make_keys, n_actions, step_inplace
 from president_env.core import observation as O
 from president_env.core.scalar import ScalarGame
+from training.gym_env import fixed_learner
 
 
 class _Legal:
@@ -134,9 +135,7 @@ class PresidentVecEnv(VecEnv):
         if reward not in REWARD_SCHEMES:
             raise ValueError(f"reward must be one of {REWARD_SCHEMES}, got {reward!r}")
         P = self.rules.players
-        if learner != "rotate" and not (isinstance(learner, int) and 0 <= learner < P):
-            raise ValueError(f"learner must be 'rotate' or a player 0..{P - 1}, got {learner!r}")
-        self._fixed_learner = None if learner == "rotate" else int(learner)
+        self._fixed_learner = fixed_learner(learner, P)
         if opponents is None:
             opponents = random_policy
         self._pool = opponents if hasattr(opponents, "sample") and hasattr(opponents, "policies") else None

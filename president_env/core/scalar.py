@@ -250,72 +250,21 @@ class ScalarGame:
     @classmethod
     def from_state(cls, rules: Rules, state: State, b: int = 0) -> ScalarGame:
         """Game ``b`` of a batched ``state`` (a copy: the state is not shared). Legal actions are recomputed."""
-        g = cls(rules)
-        tb = g._t
-        P, K = tb.P, tb.K
-        if state.hands.shape[1:] != (P, tb.C) or state.counts.shape[2] != K:
-            raise ValueError(f"state does not fit these rules: hands {state.hands.shape[1:]}, expected {(P, tb.C)}")
         if not 0 <= b < state.batch_size:
             raise ValueError(f"game {b} is not in a batch of {state.batch_size}")
-
-        def row(a: np.ndarray) -> list:
-            return a[b].tolist()
-
-        g.key = int(state.key[b])
-        g.hand_no = int(state.hand_no[b])
-        g.phase = int(state.phase[b])
-        g.seat_player = row(state.seat_player)
-        g.player_seat = [0] * P
-        for s, p in enumerate(g.seat_player):
-            g.player_seat[p] = s
-        g.dealer = int(state.dealer[b])
-        g.social = row(state.social)
-        card_kind = tb.card_kind
-        hands = []
-        for s in range(P):
-            h: list[list[int]] = [[] for _ in range(K)]
-            for card in np.flatnonzero(state.hands[b, s]).tolist():
-                h[card_kind[card]].append(card)
-            hands.append(h)
-        g.hands = hands
-        g.counts = row(state.counts)
-        g.n_cards = row(state.n_cards)
-        g.current = int(state.current[b])
-        g.leader = int(state.leader[b])
-        g.top_rank = int(state.top_rank[b])
-        g.top_size = int(state.top_size[b])
-        g.top_owner = int(state.top_owner[b])
-        g.top_wild = bool(state.top_wild[b])
-        g.top_count = int(state.top_count[b])
-        g.first_lead = bool(state.first_lead[b])
-        g.passed = row(state.passed)
-        g.finish = row(state.finish)
-        g.next_best = int(state.next_best[b])
-        g.next_worst = int(state.next_worst[b])
-        g.revolution = bool(state.revolution[b])
-        g.direction = int(state.direction[b])
-        g.played = row(state.played)
-        g.discarded = row(state.discarded)
-        g.exch_step = int(state.exch_step[b])
-        g.exch_in = row(state.exch_in)
-        g.exch_out = row(state.exch_out)
-        g.points = row(state.points)
-        g.hand_points = row(state.hand_points)
-        g.hand_over = bool(state.hand_over[b])
-        g.last_finish = row(state.last_finish)
-        g.moved = np.flatnonzero(state.moved[b]).tolist()
-        g._refresh_legal()
-        return g
+        return cls.from_states(rules, state, np.array([b]))[0]
 
     @classmethod
     def from_states(cls, rules: Rules, state: State, idx: np.ndarray) -> list[ScalarGame]:
         """Games ``idx`` of a batched ``state``, converted together (one NumPy read per field)."""
         idx = np.asarray(idx, dtype=np.int64)
+        tb = _tab(rules)
+        if state.hands.shape[1:] != (tb.P, tb.C) or state.counts.shape[2] != tb.K:
+            raise ValueError(f"state does not fit these rules: hands {state.hands.shape[1:]}, expected {(tb.P, tb.C)}")
         sub = state.take(idx)
         names = [n for n in ScalarGame.__slots__ if n not in ("rules", "_t", "hands", "player_seat", "moved", "legal")]
         cols = {n: getattr(sub, n).tolist() for n in names}
         games = []
-        tb = _tab(rules)
         P, K, card_kind = tb.P, tb.K, tb.card_kind
         g_idx, s_idx, c_idx = np.nonzero(sub.hands)
         hands = [[[[] for _ in range(K)] for _ in range(P)] for _ in range(idx.size)]
