@@ -9,12 +9,20 @@ import pytest
 
 from president_env.core import EXCHANGE, OVER, PLAY, IllegalActionError, init, preset, step, tables
 from president_env.core.cards import WILD
-from president_env.core.rules import PRESETS, Rules
+from president_env.core.rules import PRESETS, Rules, RulesError
 
 
 def _player_counts(name: str) -> list[int]:
+    """Every player count the preset allows (merchant_trade needs two players between the exchanging pairs)."""
     top = 12 if preset(name).decks == 2 else 8
-    return list(range(3, top + 1))
+    out = []
+    for p in range(3, top + 1):
+        try:
+            preset(name, players=p)
+        except RulesError:
+            continue
+        out.append(p)
+    return out
 
 
 CASES = [(name, p) for name in PRESETS for p in _player_counts(name)]
@@ -48,8 +56,13 @@ def reference_legal(rules: Rules, st, b: int) -> np.ndarray:
         return out
     top, ts = int(st.top_rank[b]), int(st.top_size[b])
     lead = top < 0
-    strength = t.strength[int(st.revolution[b])]
+    rev = bool(st.revolution[b])
+    strength = t.strength[int(rev)]
     name = t.play_ranks
+    reset = {rules.revolution_reset_rank} if (rev and rules.revolution_reset_rank) else rules.reset_ranks
+    power = rules.power
+    power_floor = min((strength[name.index(r)] for r in power), default=None)
+    d = rules.decks
     for p in range(R):
         for s in range(1, S + 1):
             if name[p] == WILD:
@@ -59,7 +72,7 @@ def reference_legal(rules: Rules, st, b: int) -> np.ndarray:
             if not have:
                 continue
             if lead:
-                ok = not st.first_lead[b] or p == t.lowest_play_rank
+                ok = True
             else:
                 higher = strength[p] > strength[top]
                 same = p == top
@@ -77,9 +90,14 @@ def reference_legal(rules: Rules, st, b: int) -> np.ndarray:
                         ok = natural if rules.wild_tie == "natural_higher" else not natural
                 ok |= name[p] == rules.transparent_rank and s == ts
                 ok |= name[p] in rules.trump_ranks and higher
-                ok |= name[p] in rules.reset_ranks and s == 1
+                ok |= name[p] in reset and s == 1
                 ok |= rules.four_of_a_kind == "bomb" and s >= 4
                 ok |= rules.complete_set_clears and same and int(st.top_count[b]) + s >= S
+                if name[p] in power and s % d == 0 and s // d <= len(power[name[p]]):
+                    n = s // d   # n cards of a power rank beat a set of n+1 .. list[n-1] below every power rank
+                    ok |= strength[top] < power_floor and n * d < ts <= d * power[name[p]][n - 1]
+            if st.first_lead[b] and p != t.lowest_play_rank:
+                ok = False  # fine point 14: the first lead holds the lowest card, whatever a rule adds
             out[1 + p * S + s - 1] = ok
     out[0] = not lead and not (rules.compulsory_beat and out[1:].any())
     return out

@@ -123,7 +123,7 @@ def lockstep(rules: Rules, batch: int, seed: int, steps: int, start_ranks=None) 
     return seen
 
 
-PLAYER_COUNTS = {"double_deck": (8, 12, 5), "huberes": (6, 4, 8)}
+PLAYER_COUNTS = {"double_deck": (8, 12, 5), "huberes": (6, 4, 8), "merchants": (6, 7, 8)}
 
 
 @pytest.mark.parametrize("name", PRESETS)

@@ -46,13 +46,19 @@ class _Consts:
     kind_starts: np.ndarray     # first card index of each kind
     sizes: np.ndarray           # (S,) 1..S
     trump_play: np.ndarray      # (R,) bool
-    reset_play: np.ndarray      # (R,) bool
+    reset_play: np.ndarray      # (2, R) bool reset ranks [normal order, revolution] (revolution_reset_rank)
+    power_lut: np.ndarray       # (R, S+1, S) bool: sizes of each play rank that beat a top of each size by power
+    power_floor: np.ndarray     # (2,) strength of the weakest power rank [normal, revolution]
+    has_power: bool
     forbidden_card: np.ndarray  # (C,) bool
     transparent: int            # play rank or -1
     eight: int                  # play rank of 8 or -1
     points: np.ndarray          # (P,) points by finishing position
     give: tuple[int, ...]       # cards given up per exchange pair
-    back_sched: np.ndarray      # pair index of each give-back decision
+    ex_decider: np.ndarray      # social rank deciding each exchange decision (give-backs, then merchant trades)
+    ex_partner: np.ndarray      # social rank of the other player of each exchange decision
+    ex_kind: np.ndarray         # 0 give-back, 1 a merchant's first pick, 2 the second pick (both cards move)
+    ident_key: np.ndarray       # (C,) best_key with identical cards equal (expose: ties go to the pile dealt first)
     lowest_cards: np.ndarray    # card indices of the lowest card (two with two decks)
     block_cols: np.ndarray      # (R, W) card columns of each play rank's kind, padded (see block_valid)
     block_valid: np.ndarray     # (R, W) which block columns really hold the kind
@@ -69,7 +75,25 @@ def _consts(rules: Rules) -> _Consts:
         return np.array([t.play_ranks[p] in ranks for p in range(R)], dtype=bool)
     starts = np.searchsorted(t.card_kind, np.arange(t.n_kinds))
     pairs = rules.exchange_pairs
-    sched = [k for k, (_, back) in enumerate(pairs) for _ in range(back)]
+    P = rules.players
+    sched = [(k, P - 1 - k, 0) for k, (_, back) in enumerate(pairs) for _ in range(back)]
+    if rules.merchant_trade:
+        sched += [x for hi, lo in rules.merchant_pairs for x in ((hi, lo, 1), (lo, hi, 2))]
+    sched_a = np.array(sched, dtype=np.int64).reshape(-1, 3)
+    first_copy = {}
+    for i, name in enumerate(t.card_names):
+        first_copy.setdefault(name, i)
+    power_lut = np.zeros((R, rules.max_set + 1, rules.max_set), dtype=bool)
+    for rank, most in rules.power_ranks:
+        p = t.play_ranks.index(rank)
+        for n, hi in enumerate(most, start=1):
+            m = n * rules.decks
+            power_lut[p, m + 1 : rules.decks * hi + 1, m - 1] = True
+    power_ranks = [t.play_ranks.index(r) for r, _ in rules.power_ranks]
+    power_floor = t.strength[:, power_ranks].min(axis=1) if power_ranks else np.zeros(2, np.int64)
+    reset_normal = play_mask(rules.reset_ranks)
+    rrr = rules.revolution_reset_rank
+    reset_rev = play_mask(frozenset({rrr})) if rrr is not None else reset_normal
     lowest_name = t.card_names[t.lowest_card]
     cols, valid = _block_cols(t)
     return _Consts(
@@ -82,13 +106,19 @@ def _consts(rules: Rules) -> _Consts:
         kind_starts=starts,
         sizes=np.arange(1, rules.max_set + 1),
         trump_play=play_mask(rules.trump_ranks),
-        reset_play=play_mask(rules.reset_ranks),
+        reset_play=np.stack([reset_normal, reset_rev]),
+        power_lut=power_lut,
+        power_floor=np.asarray(power_floor, dtype=np.int64),
+        has_power=bool(power_ranks),
         forbidden_card=np.array([kinds[k] in rules.forbidden_finish for k in t.card_kind], dtype=bool),
         transparent=t.play_ranks.index(rules.transparent_rank) if rules.transparent_rank in t.play_ranks else -1,
         eight=t.play_ranks.index("8") if rules.eight_cut else -1,
         points=np.array(rules.points, dtype=np.int32),
         give=tuple(g for g, _ in pairs),
-        back_sched=np.array(sched, dtype=np.int64),
+        ex_decider=sched_a[:, 0].copy(),
+        ex_partner=sched_a[:, 1].copy(),
+        ex_kind=sched_a[:, 2].copy(),
+        ident_key=t.best_key[[first_copy[n] for n in t.card_names]],
         lowest_cards=np.flatnonzero(np.array(t.card_names) == lowest_name),
         block_cols=cols,
         block_valid=valid,
@@ -161,6 +191,7 @@ def init(
     deal: np.ndarray | None = None,
     seat_player: np.ndarray | None = None,
     hand_no: int | np.ndarray = 0,
+    exposed: np.ndarray | None = None,
 ) -> State:
     """Start B sessions and deal their first hand.
 
@@ -170,6 +201,8 @@ def init(
     ``dealer`` fixes the first dealer's seat; ``deal`` (B,P,C) bool gives each
     *player's* cards instead of shuffling; ``seat_player`` (B,P) seats the players
     (default: player i in seat i, or by rank when reseating from ``start_ranks``).
+    ``exposed`` (B,P) gives, with ``deal`` under ``hand_assignment expose``, the card index
+    each *player*'s pile showed face up (-1 none); without ``deal`` the deal exposes them.
     """
     c = _consts(rules)
     if keys is None:
@@ -218,7 +251,18 @@ def init(
         if not (deal.sum(axis=1) == 1).all():
             raise ValueError("deal is not a split of the pack: every card must be held by exactly one player")
         hands_by_seat = np.take_along_axis(deal, st.seat_player.astype(np.int64)[:, :, None], axis=1)
-    _start_hand(rules, c, st, hands_by_seat)
+    exposed_by_seat = None
+    if exposed is not None:
+        if deal is None:
+            raise ValueError("exposed is given with deal= (a dealt hand exposes its own cards)")
+        ex = np.broadcast_to(np.asarray(exposed, dtype=np.int64), (B, P))
+        if ((ex < -1) | (ex >= c.C)).any():
+            raise ValueError(f"exposed must hold card indices 0..{c.C - 1} or -1, got {ex.tolist()}")
+        held = np.take_along_axis(deal, np.maximum(ex, 0)[:, :, None], axis=2)[:, :, 0]
+        if ((ex >= 0) & ~held).any():
+            raise ValueError("exposed: every exposed card must be in the deal of the player whose pile showed it")
+        exposed_by_seat = np.take_along_axis(ex, st.seat_player.astype(np.int64), axis=1)
+    _start_hand(rules, c, st, hands_by_seat, exposed_by_seat)
     return st
 
 
@@ -235,7 +279,8 @@ def _empty(c: _Consts, B: int) -> State:
         finish=np.full((B, P), -1, np.int8), next_best=z8(B), next_worst=z8(B),
         revolution=np.zeros(B, bool), direction=np.full(B, c.d, np.int8),
         played=z8(B, K), discarded=z8(B, K), exch_step=z8(B),
-        exch_in=z8(B, P, K), exch_out=z8(B, P, K),
+        exch_in=z8(B, P, K), exch_out=z8(B, P, K), single_row=z8(B),
+        exposed=np.full((B, P), -1, np.int8), trade_pick=np.full((B, P), -1, np.int8),
         points=np.zeros((B, P), np.int32), hand_points=np.zeros((B, P), np.int32),
         hand_over=np.zeros(B, bool), last_finish=np.full((B, P), -1, np.int8),
         moved=np.zeros((B, C), bool), legal=np.zeros((B, c.A), bool),
@@ -268,12 +313,16 @@ def _seat_after(c: _Consts, start: np.ndarray, direction: np.ndarray, ok: np.nda
 
 
 # --------------------------------------------------------------------------- hands
-def _start_hand(rules: Rules, c: _Consts, st: State, hands_by_seat: np.ndarray | None = None) -> None:
+def _start_hand(rules: Rules, c: _Consts, st: State, hands_by_seat: np.ndarray | None = None,
+                exposed_by_seat: np.ndarray | None = None) -> None:
     """Deal (or take ``hands_by_seat``), play the forced exchange, set who acts. In place."""
     P = c.P
     has_ranks = (st.social >= 0).all(axis=1)
+    st.exposed[:] = -1
     if hands_by_seat is None:
-        hands_by_seat = _deal(rules, c, st, has_ranks)
+        hands_by_seat, exposed_by_seat = _deal(rules, c, st, has_ranks)
+    if exposed_by_seat is not None:
+        st.exposed[:] = exposed_by_seat
     st.hands[:] = hands_by_seat
     st.counts[:] = _kind_counts(c, st.hands)
     st.n_cards[:] = st.hands.sum(axis=2)
@@ -296,6 +345,8 @@ def _start_hand(rules: Rules, c: _Consts, st: State, hands_by_seat: np.ndarray |
     st.exch_out[:] = 0
     st.moved[:] = False
     st.first_lead[:] = False
+    st.single_row[:] = 0
+    st.trade_pick[:] = -1
 
     # Who leads.
     seat_of_rank = np.argsort(np.where(has_ranks[:, None], st.social, np.arange(P)), axis=1)
@@ -315,8 +366,8 @@ def _start_hand(rules: Rules, c: _Consts, st: State, hands_by_seat: np.ndarray |
     st.leader[:] = leader
     st.current[:] = leader
 
-    # The exchange: forced gifts now, give-backs as decisions.
-    if c.give and has_ranks.any():
+    # The exchange: forced gifts now, give-backs (and merchant trades) as decisions.
+    if c.ex_kind.size and has_ranks.any():
         g = np.flatnonzero(has_ranks)
         for k, n in enumerate(c.give):
             giver = seat_of_rank[g, P - 1 - k]
@@ -328,12 +379,14 @@ def _start_hand(rules: Rules, c: _Consts, st: State, hands_by_seat: np.ndarray |
             np.put_along_axis(moved, best, True, axis=1)
             _transfer(c, st, g, giver, recv, moved)
         st.phase[g] = EXCHANGE
-        st.current[g] = seat_of_rank[g, c.back_sched[0]]
+        st.current[g] = seat_of_rank[g, c.ex_decider[0]]
     _refresh_legal(rules, c, st)
 
 
-def _deal(rules: Rules, c: _Consts, st: State, has_ranks: np.ndarray) -> np.ndarray:
-    """Shuffle from (key, hand number) and deal one card at a time."""
+def _deal(rules: Rules, c: _Consts, st: State, has_ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """Shuffle from (key, hand number) and deal one card at a time.
+
+    Returns the hands by seat, and under ``hand_assignment expose`` the exposed card by seat."""
     B, P, C = st.batch_size, c.P, c.C
     d = c.d
     start = (st.dealer.astype(np.int64) + d) % P
@@ -350,7 +403,25 @@ def _deal(rules: Rules, c: _Consts, st: State, has_ranks: np.ndarray) -> np.ndar
     seat = order[:, np.arange(C) % P]  # seat receiving the i-th card
     hands = np.zeros((B, P, C), dtype=bool)
     hands[np.arange(B)[:, None], seat, perm] = True
-    return hands
+    if rules.hand_assignment != "expose" or not has_ranks.any():
+        return hands, None
+    # expose: the piles are dealt as above; the last card of each pile is shown, and the
+    # President takes the pile showing the best card, the Vice-President the next, ...
+    last_i = np.arange(P) + P * ((C - 1 - np.arange(P)) // P)      # index in the deal of each pile's last card
+    shown = perm[:, last_i]                                       # (B, P) by pile
+    pile_seat = order                                             # pile j went to seat order[:, j]
+    best_pile = np.argsort(-c.ident_key[shown], axis=1, kind="stable")   # piles best first, ties: dealt first
+    seat_of_rank = np.argsort(st.social, axis=1)
+    ar = np.arange(B)[:, None]
+    from_seat = np.take_along_axis(pile_seat, best_pile, axis=1)  # the seat that was dealt the k-th best pile
+    assigned = hands.copy()
+    assigned[ar, seat_of_rank] = hands[ar, from_seat]
+    exposed = np.full((B, P), -1, dtype=np.int8)
+    exposed[ar, seat_of_rank] = np.take_along_axis(shown, best_pile, axis=1)
+    keep = ~has_ranks
+    assigned[keep] = hands[keep]
+    exposed[keep] = -1
+    return assigned, exposed
 
 
 def _transfer(c: _Consts, st: State, g: np.ndarray, giver: np.ndarray, recv: np.ndarray, cards: np.ndarray) -> None:
@@ -473,7 +544,16 @@ def _play_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:  # noqa: C901
     extra = None
     if c.reset_play.any():
         extra = np.zeros((N, R, S), dtype=bool)
-        extra[:, c.reset_play, 0] = True
+        if rules.revolution_reset_rank is None:
+            extra[:, c.reset_play[0], 0] = True
+        else:
+            extra[:, :, 0] = c.reset_play[st.revolution[g].astype(np.int64)]
+    if c.has_power:
+        floor = c.power_floor[st.revolution[g].astype(np.int64)] if rules.four_of_a_kind in (
+            "revolution", "revolution_and_reverse") else c.power_floor[0]
+        below = ~lead & (top_str < floor)
+        power = np.moveaxis(c.power_lut[:, ts[:, 0].astype(np.int64)], 1, 0) & below[:, None, None]
+        extra = power if extra is None else (extra | power)
     if rules.four_of_a_kind == "bomb":
         bomb = np.zeros((N, R, S), dtype=bool) if extra is None else extra
         bomb[:, :, 3:] = True
@@ -483,6 +563,8 @@ def _play_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:  # noqa: C901
         extra = done if extra is None else (extra | done)
     if extra is not None:
         legal |= extra & (s <= cap[:, :, None])
+        if st.first_lead[g].any():  # fine point 14: whatever a rule adds, the first lead holds the lowest card
+            legal[st.first_lead[g]] &= (np.arange(R) == c.t.lowest_play_rank)[None, :, None]
     out = np.empty((N, c.A), dtype=bool)
     flat = legal.reshape(N, -1)
     out[:, 1:] = flat
@@ -566,7 +648,10 @@ def step_inplace(rules: Rules, st: State, actions: np.ndarray, where: np.ndarray
 
 
 def _give_back(rules: Rules, c: _Consts, st: State, a: np.ndarray) -> None:
-    """One give-back card per game: the named rank, lowest suit (least wild card for WILD)."""
+    """One exchange decision per game: a card of the named rank, lowest suit (least wild card for WILD).
+
+    A give-back moves it to the partner at once. A merchant's first pick is held in
+    ``trade_pick`` (unseen by the other merchant); the second pick moves both cards."""
     B, P = st.batch_size, c.P
     ar = np.arange(B)
     kind = c.play_kind[c.act_rank[a]]
@@ -581,12 +666,29 @@ def _give_back(rules: Rules, c: _Consts, st: State, a: np.ndarray) -> None:
     cards = np.zeros_like(held)
     cards[ar, card] = True
     seat_of_rank = np.argsort(st.social, axis=1)
-    pair = c.back_sched[st.exch_step.astype(np.int64)]
-    giver = seat_of_rank[ar, P - 1 - pair]
-    _transfer(c, st, ar, recv, giver, cards)
+    step = st.exch_step.astype(np.int64)
+    partner = seat_of_rank[ar, c.ex_partner[step]]
+    kind = c.ex_kind[step]
+    if (kind == 0).all():
+        _transfer(c, st, ar, recv, partner, cards)
+    else:
+        first = kind == 1
+        st.trade_pick[ar[first], recv[first]] = card[first]
+        st.moved[first] = cards[first]
+        g = np.flatnonzero(~first)
+        _transfer(c, st, g, recv[g], partner[g], cards[g])
+        second = np.flatnonzero(kind == 2)
+        if second.size:
+            pick = st.trade_pick[second, partner[second]].astype(np.int64)
+            theirs = np.zeros((second.size, c.C), dtype=bool)
+            theirs[np.arange(second.size), pick] = True
+            _transfer(c, st, second, partner[second], recv[second], theirs)
+            st.trade_pick[second, partner[second]] = -1
+            st.moved[second] = cards[second]  # the card this player gave
     st.exch_step += 1
-    done = st.exch_step >= len(c.back_sched)
-    nxt = c.back_sched[np.minimum(st.exch_step, len(c.back_sched) - 1).astype(np.int64)]
+    n = len(c.ex_kind)
+    done = st.exch_step >= n
+    nxt = c.ex_decider[np.minimum(st.exch_step, n - 1).astype(np.int64)]
     st.current[:] = np.where(done, st.leader, seat_of_rank[ar, nxt])
     st.phase[done] = PLAY
     _refresh_legal(rules, c, st)
@@ -657,8 +759,17 @@ def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray,  # noqa: C901 - on
         if rules.pass_rule == "may_replay":
             st.passed &= ~is_play[:, None]
 
+    reset_now = None
+    if c.reset_play.any():
+        reset_now = c.reset_play[st.revolution.astype(np.int64), rank]  # judged by the order before the play
+    if rules.revolution_by_singles:  # four singles of one rank in a row (eight with two decks)
+        row = np.where((size == 1) & (eff == old_rank) & (old_size == 1), st.single_row + 1, (size == 1))
+        st.single_row[:] = np.where(is_play, row, st.single_row)
+        row_flip = is_play & (size == 1) & ((row == 4) | ((row == 8) & (S == 8)))
     if rules.four_of_a_kind in ("revolution", "revolution_and_reverse"):
         flip = is_play & (size >= 4)
+        if rules.revolution_by_singles:
+            flip |= row_flip
         st.revolution ^= flip
         if rules.four_of_a_kind == "revolution_and_reverse":
             st.direction[:] = np.where(flip, -st.direction, st.direction)
@@ -674,8 +785,8 @@ def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray,  # noqa: C901 - on
     if rules.complete_set_clears:
         clear_self |= is_play & (st.top_count >= S)
     clear_next = np.zeros(B, dtype=bool)
-    if c.reset_play.any():
-        clear_next = is_play & c.reset_play[rank] & (size == 1) & ~clear_self
+    if reset_now is not None:
+        clear_next = is_play & reset_now & (size == 1) & ~clear_self
 
     # Going out.
     out_now = is_play & (st.n_cards[ar, cur] == 0)
@@ -719,6 +830,7 @@ def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray,  # noqa: C901 - on
         st.top_owner[trick_end] = -1
         st.top_wild[trick_end] = False
         st.top_count[trick_end] = 0
+        st.single_row[trick_end] = 0
         st.passed &= ~te
         st.leader[:] = np.where(trick_end, leader, st.leader)
     st.current[:] = nxt if active is None else np.where(active, nxt, st.current)

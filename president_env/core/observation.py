@@ -27,6 +27,18 @@ phase              3           one-hot: exchange, play, session over
 exch_given         K           cards the observer gave in this hand's exchange, per kind
 exch_received      K           cards the observer received in this hand's exchange, per kind
 =================  ==========  =====================================================
+
+Rules that turn on some options add pieces at the end (other rules keep the table above,
+so their models stay valid):
+
+=================  ==========  =====================================================
+single_row         1           ``revolution_by_singles``: single plays of the top's rank in a row
+exposed            P x K       ``hand_assignment expose``: by relative seat, one-hot kind of the
+                               card shown face up on the pile that seat took (all zero: none)
+trading            1           ``merchant_trade``: the exchange decision now is a merchant trade
+trade_pick         K           ``merchant_trade``: the observer's own pick, not yet moved (its
+                               partner never sees it before the cards move)
+=================  ==========  =====================================================
 """
 
 from __future__ import annotations
@@ -36,6 +48,7 @@ from functools import lru_cache
 import numpy as np
 
 from .cards import tables
+from .engine import _consts
 from .rules import Rules
 from .state import State
 
@@ -66,6 +79,13 @@ def layout(rules: Rules) -> tuple[tuple[str, int, int, str], ...]:
         ("exch_given", K, "cards given in this hand's exchange, per kind"),
         ("exch_received", K, "cards received in this hand's exchange, per kind"),
     ]
+    if rules.revolution_by_singles:
+        pieces.append(("single_row", 1, "single plays of the top's rank in a row this trick"))
+    if rules.hand_assignment == "expose":
+        pieces.append(("exposed", P * K, "by relative seat: one-hot kind of the card exposed on its pile"))
+    if rules.merchant_trade:
+        pieces.append(("trading", 1, "the exchange decision now is a merchant trade"))
+        pieces.append(("trade_pick", K, "own merchant pick, not yet moved, per kind"))
     out, off = [], 0
     for name, n, meaning in pieces:
         out.append((name, off, n, meaning))
@@ -123,4 +143,19 @@ def observe(rules: Rules, state: State, player: int | np.ndarray) -> np.ndarray:
     obs[ar, sl["phase"].start + state.phase.astype(np.int64)] = 1
     obs[:, sl["exch_given"]] = state.exch_out[ar, seat]
     obs[:, sl["exch_received"]] = state.exch_in[ar, seat]
+    if rules.revolution_by_singles:
+        obs[:, sl["single_row"].start] = state.single_row
+    if rules.hand_assignment == "expose":
+        shown = by_rel(state.exposed.astype(np.int64))                  # (B, P) card index, -1 none
+        kind = np.where(shown >= 0, t.card_kind[np.maximum(shown, 0)], -1)
+        b_i, j_i = np.nonzero(kind >= 0)
+        obs[b_i, sl["exposed"].start + j_i * t.n_kinds + kind[b_i, j_i]] = 1
+    if rules.merchant_trade:
+        c = _consts(rules)
+        n = len(c.ex_kind)
+        step = state.exch_step.astype(np.int64)
+        obs[:, sl["trading"].start] = (state.phase == 0) & (step < n) & (c.ex_kind[np.minimum(step, max(n - 1, 0))] > 0)
+        pick = state.trade_pick[ar, seat].astype(np.int64)
+        has = pick >= 0
+        obs[ar[has], sl["trade_pick"].start + t.card_kind[pick[has]]] = 1
     return obs

@@ -26,6 +26,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "size_rule": ("equal", "at_least", "bigger_beats_any"),
     "wild_tie": ("equal", "natural_higher", "wild_higher"),
     "four_of_a_kind": ("none", "bomb", "revolution", "revolution_and_reverse"),
+    "hand_assignment": ("deal", "expose"),
 }
 _BOOLS = (
     "compulsory_beat",
@@ -34,7 +35,9 @@ _BOOLS = (
     "complete_set_clears",
     "eight_cut",
     "president_must_win",
+    "revolution_by_singles",
     "reseat",
+    "merchant_trade",
 )
 _RANK_SETS = ("wild_ranks", "trump_ranks", "reset_ranks", "forbidden_finish")
 
@@ -51,6 +54,33 @@ def _rank_tuple(value: Any, option: str) -> tuple[str, ...]:
     except TypeError:
         raise RulesError(f"{option}: expected a list of ranks, got {value!r}") from None
     return items
+
+
+def _power_tuple(value: Any) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """``power_ranks`` as sorted (rank, sizes) pairs, from a mapping, pairs, or text like ``"2:2,3,4 J:3,4"``."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        pairs = []
+        for item in value.split():
+            rank, sep, sizes = item.partition(":")
+            if not sep or not sizes:
+                raise RulesError(f"power_ranks: expected items like '2:2,3,4', got {item!r}")
+            pairs.append((rank, sizes.split(",")))
+        value = pairs
+    elif isinstance(value, Mapping):
+        value = list(value.items())
+    try:
+        items = [(_rank_tuple([rank], "power_ranks")[0], _int_tuple(sizes, f"power_ranks[{rank}]"))
+                 for rank, sizes in value]
+    except (TypeError, ValueError) as e:
+        if isinstance(e, RulesError):
+            raise
+        raise RulesError(f"power_ranks: expected a mapping rank -> list of sizes, got {value!r}") from None
+    ranks = [r for r, _ in items]
+    if len(set(ranks)) != len(ranks):
+        raise RulesError(f"power_ranks: a rank appears twice in {value!r}")
+    return tuple(sorted(items))
 
 
 def _int_tuple(value: Any, option: str) -> tuple[int, ...]:
@@ -103,6 +133,9 @@ class Rules:
     eight_cut: bool = False
     forbidden_finish: frozenset[str] = field(default_factory=frozenset)
     president_must_win: bool = False
+    power_ranks: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    revolution_by_singles: bool = False
+    revolution_reset_rank: str | None = None
     # 6. Between hands
     exchange: tuple[int, ...] = (2, 1)
     exchange_back: tuple[int, ...] | None = None
@@ -110,6 +143,8 @@ class Rules:
     scoring: tuple[int, ...] | None = None
     target_points: int | None = 11
     hands_per_session: int | None = None
+    hand_assignment: str = "deal"
+    merchant_trade: bool = False
     # The preset this object came from ("custom" when built by hand).
     name: str = field(default="custom", compare=False)
 
@@ -118,9 +153,10 @@ class Rules:
         set_(self, "rank_order", _rank_tuple(self.rank_order, "rank_order"))
         for opt in _RANK_SETS:
             set_(self, opt, frozenset(_rank_tuple(getattr(self, opt), opt)))
-        if self.transparent_rank is not None:
-            t = _rank_tuple([self.transparent_rank], "transparent_rank")[0]
-            set_(self, "transparent_rank", t)
+        for opt in ("transparent_rank", "revolution_reset_rank"):
+            if getattr(self, opt) is not None:
+                set_(self, opt, _rank_tuple([getattr(self, opt)], opt)[0])
+        set_(self, "power_ranks", _power_tuple(self.power_ranks))
         set_(self, "exchange", _int_tuple(self.exchange, "exchange"))
         if self.exchange_back is not None:
             set_(self, "exchange_back", _int_tuple(self.exchange_back, "exchange_back"))
@@ -164,8 +200,9 @@ class Rules:
             extra = sorted(getattr(self, opt) - deck_ranks)
             if extra:
                 raise bad(opt, sorted(getattr(self, opt)), f"rank(s) {extra} are not in the deck")
-        if self.transparent_rank is not None and self.transparent_rank not in deck_ranks:
-            raise bad("transparent_rank", self.transparent_rank, "is not a rank in the deck")
+        for opt in ("transparent_rank", "revolution_reset_rank"):
+            if getattr(self, opt) is not None and getattr(self, opt) not in deck_ranks:
+                raise bad(opt, getattr(self, opt), "is not a rank in the deck")
 
         wild = self.wild_ranks
         if self.joker_mode == "wild":
@@ -193,6 +230,7 @@ class Rules:
                     raise bad(b, sorted(roles[b]) if b != "transparent_rank" else self.transparent_rank,
                               f"rank(s) {sorted(both)} already have a role in {a}")
 
+        self._validate_section5(bad, deck_ranks)
         if self.equal_play_skips and not self.equal_rank_beats:
             raise bad("equal_play_skips", True, "needs equal_rank_beats")
         if self.eight_cut and ("8" not in ro or "8" in wild):
@@ -217,6 +255,43 @@ class Rules:
                 raise bad(opt, v, "must be a positive integer or None")
         if self.target_points is None and self.hands_per_session is None:
             raise bad("target_points", None, "a session needs target_points or hands_per_session")
+        if self.merchant_trade and not self.merchant_pairs:
+            raise bad("merchant_trade", True,
+                      f"{self.players} players with exchange {list(self.exchange)} leave no two players "
+                      "between the exchanging pairs to trade")
+
+    def _validate_section5(self, bad: Any, deck_ranks: set[str]) -> None:
+        """power_ranks, revolution_by_singles and revolution_reset_rank."""
+        revolutions = self.four_of_a_kind in ("revolution", "revolution_and_reverse")
+        for rank, sizes in self.power_ranks:
+            shown = {r: list(v) for r, v in self.power_ranks}
+            if rank not in deck_ranks:
+                raise bad("power_ranks", shown, f"rank {rank!r} is not in the deck")
+            if rank in self.wild_ranks:
+                raise bad("power_ranks", shown, f"rank {rank!r} is wild, and a wild rank is never the rank of a play")
+            if not 1 <= len(sizes) <= 3:
+                raise bad("power_ranks", shown, f"rank {rank!r}: give 1 to 3 sizes (for 1, 2, 3 cards)")
+            for n, most in enumerate(sizes, start=1):
+                if not n < most <= 4:
+                    raise bad("power_ranks", shown,
+                              f"rank {rank!r}: {n} card(s) may beat sets of more than {n} and at most 4 cards, "
+                              f"so entry {n} must be {n + 1}..4, got {most}")
+        if self.revolution_by_singles:
+            if not self.equal_rank_beats:
+                raise bad("revolution_by_singles", True, "needs equal_rank_beats")
+            if not revolutions:
+                raise bad("revolution_by_singles", True,
+                          f"needs four_of_a_kind 'revolution' or 'revolution_and_reverse', not {self.four_of_a_kind!r}")
+        r = self.revolution_reset_rank
+        if r is not None:
+            if not revolutions:
+                raise bad("revolution_reset_rank", r,
+                          f"needs four_of_a_kind 'revolution' or 'revolution_and_reverse', not {self.four_of_a_kind!r}")
+            for opt in ("wild_ranks", "trump_ranks"):
+                if r in getattr(self, opt):
+                    raise bad("revolution_reset_rank", r, f"rank {r!r} already has a role in {opt}")
+            if r == self.transparent_rank:
+                raise bad("revolution_reset_rank", r, f"rank {r!r} already has a role in transparent_rank")
 
     # ------------------------------------------------------------- derived
     @property
@@ -260,6 +335,19 @@ class Rules:
         n = min(len(self.exchange), self.players // 2)
         return tuple(zip(self.exchange[:n], back[:n], strict=True))
 
+    @property
+    def merchant_pairs(self) -> tuple[tuple[int, int], ...]:
+        """(higher, lower) finishing positions of the players who trade under ``merchant_trade``:
+        the players ranked between the exchanging pairs, paired from the top of the middle."""
+        n = len(self.exchange_pairs)
+        middle = list(range(n, self.players - n))
+        return tuple((middle[i], middle[i + 1]) for i in range(0, len(middle) - 1, 2))
+
+    @property
+    def power(self) -> dict[str, tuple[int, ...]]:
+        """``power_ranks`` as a dict rank -> sizes."""
+        return dict(self.power_ranks)
+
     def replace(self, **changes: Any) -> Rules:
         """A copy with some options changed (validated again)."""
         _check_option_names(changes)
@@ -272,6 +360,8 @@ class Rules:
             v = getattr(self, f.name)
             if isinstance(v, frozenset):
                 v = sorted(v)
+            elif f.name == "power_ranks":
+                v = {rank: list(sizes) for rank, sizes in v}
             elif isinstance(v, tuple):
                 v = list(v)
             out[f.name] = v
@@ -328,6 +418,17 @@ PRESET_TABLE: dict[str, tuple[str, dict[str, Any]]] = {
         "exchange": (3, 2, 1)}),
     "butthead": ("seed 000", {"exchange": (2, 1), "exchange_back": (3, 2)}),
     "double_deck": ("seeds 002, 004", {"decks": 2, "players": 8}),
+    "sofia": ("seed 000 (jokers, jacks and twos high)", {
+        "rank_order": ("3", "4", "5", "6", "7", "8", "9", "T", "Q", "K", "A", "2", "J"), "jokers": 2,
+        "power_ranks": {"2": (2, 3, 4), "J": (3, 4), "JK": (4,)}}),
+    "threes_high": ("seed 000 (threes high, below the two)", {
+        "rank_order": ("4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A", "3", "2"), "transparent_rank": "4",
+        "power_ranks": {"3": (4,)}, "trump_ranks": {"2"}}),
+    "hamish_allan": ("seed 000 (Hamish Allan's revolution, hats, transparent threes)", {
+        "equal_rank_beats": True, "four_of_a_kind": "revolution_and_reverse", "revolution_by_singles": True,
+        "transparent_rank": "3", "reset_ranks": {"2"}, "revolution_reset_rank": "A", "president_must_win": True}),
+    "expose_hands": ("seed 000 (expose a card to assign hands)", {"hand_assignment": "expose"}),
+    "merchants": ("seed 000 (trading cards)", {"players": 6, "merchant_trade": True}),
 }
 PRESET_ALIASES = {"hubéres": "huberes", "hűbéres": "huberes"}
 PRESETS: tuple[str, ...] = tuple(PRESET_TABLE)

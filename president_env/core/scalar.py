@@ -60,13 +60,19 @@ class _Tab:
     wild_kinds: tuple[int, ...]
     has_wild: bool
     trump_play: tuple[bool, ...]
-    reset_ranks: tuple[int, ...]
+    reset_ranks: tuple[tuple[int, ...], tuple[int, ...]]   # [normal order, revolution]
+    power_lut: tuple[tuple[tuple[int, ...], ...], ...]    # [rank][top size] -> sizes that beat it by power
+    power_floor: tuple[int, int]
+    has_power: bool
     forbidden_kind: tuple[bool, ...]
     transparent: int
     eight: int
     points: tuple[int, ...]
     give: tuple[int, ...]
-    back_sched: tuple[int, ...]
+    ex_decider: tuple[int, ...]
+    ex_partner: tuple[int, ...]
+    ex_kind: tuple[int, ...]
+    ident_key: tuple[int, ...]
     strength: tuple[tuple[int, ...], tuple[int, ...]]
     lowest_play_rank: int
     lowest_cards: tuple[int, ...]
@@ -81,6 +87,7 @@ class _Tab:
     skips: bool
     wild_tie: bool
     extras: bool
+    extra_obs: bool
     # observation: offsets of the pieces
     off: dict[str, int]
     onehot_top: tuple[tuple[int, ...], ...]
@@ -114,12 +121,19 @@ def _tab(rules: Rules) -> _Tab:
         wild_kinds=tuple(int(k) for k in c.wild_kinds),
         has_wild=bool(t.has_wild),
         trump_play=tuple(bool(x) for x in c.trump_play),
-        reset_ranks=tuple(int(r) for r in np.flatnonzero(c.reset_play)),
+        reset_ranks=tuple(tuple(int(r) for r in np.flatnonzero(row)) for row in c.reset_play),
+        power_lut=tuple(tuple(tuple(int(x) + 1 for x in np.flatnonzero(c.power_lut[r, ts])) for ts in range(S + 1))
+                        for r in range(R)),
+        power_floor=(int(c.power_floor[0]), int(c.power_floor[1])),
+        has_power=c.has_power,
         forbidden_kind=tuple(k in rules.forbidden_finish for k in kinds),
         transparent=int(c.transparent), eight=int(c.eight),
         points=tuple(int(x) for x in c.points),
         give=tuple(int(g) for g in c.give),
-        back_sched=tuple(int(x) for x in c.back_sched),
+        ex_decider=tuple(int(x) for x in c.ex_decider),
+        ex_partner=tuple(int(x) for x in c.ex_partner),
+        ex_kind=tuple(int(x) for x in c.ex_kind),
+        ident_key=tuple(int(x) for x in c.ident_key),
         strength=(tuple(int(x) for x in t.strength[0]), tuple(int(x) for x in t.strength[1])),
         lowest_play_rank=int(t.lowest_play_rank),
         lowest_cards=tuple(int(x) for x in c.lowest_cards),
@@ -133,7 +147,9 @@ def _tab(rules: Rules) -> _Tab:
         may_replay=rules.pass_rule == "may_replay",
         skips=rules.equal_play_skips,
         wild_tie=rules.wild_tie != "equal" and bool(t.has_wild),
-        extras=bool(c.reset_play.any()) or rules.four_of_a_kind == "bomb" or rules.complete_set_clears,
+        extras=bool(c.reset_play.any()) or rules.four_of_a_kind == "bomb" or rules.complete_set_clears
+        or c.has_power,
+        extra_obs=rules.revolution_by_singles or rules.hand_assignment == "expose" or rules.merchant_trade,
         off=off,
         onehot_top=onehots(R + 1),
         onehot_size=onehots(S, none_first=True),
@@ -233,7 +249,7 @@ class ScalarGame:
         "hands", "counts", "n_cards", "current", "leader", "top_rank", "top_size", "top_owner",
         "top_wild", "top_count", "first_lead", "passed", "finish", "next_best", "next_worst",
         "revolution", "direction", "played", "discarded", "exch_step", "exch_in", "exch_out",
-        "points", "hand_points", "hand_over", "last_finish", "moved", "legal",
+        "points", "hand_points", "hand_over", "last_finish", "single_row", "exposed", "trade_pick", "moved", "legal",
     )
 
     def __init__(self, rules: Rules) -> None:
@@ -333,6 +349,7 @@ class ScalarGame:
             "discarded": self.discarded, "exch_step": (self.exch_step,),
             "exch_in": [x for row in self.exch_in for x in row], "exch_out": [x for row in self.exch_out for x in row],
             "hand_over": (self.hand_over,), "last_finish": self.last_finish, "moved": moved, "legal": legal,
+            "single_row": (self.single_row,), "exposed": self.exposed, "trade_pick": self.trade_pick,
         }
         flat: list[int] = []
         for name, _, _, _ in tb.int8_fields:
@@ -399,7 +416,30 @@ class ScalarGame:
         v += tb.onehot_phase[phase]
         v += self.exch_out[seat]
         v += self.exch_in[seat]
+        if tb.extra_obs:
+            self._observe_extra(v, seat, rel)
         return np.array(v, dtype=np.float32)
+
+    def _observe_extra(self, v: list, seat: int, rel: tuple[int, ...]) -> None:
+        """The pieces only some rules have, in ``observation.layout`` order."""
+        tb = self._t
+        rules = self.rules
+        if rules.revolution_by_singles:
+            v.append(self.single_row)
+        if rules.hand_assignment == "expose":
+            K, ck = tb.K, tb.card_kind
+            for s in rel:
+                row = [0] * K
+                if self.exposed[s] >= 0:
+                    row[ck[self.exposed[s]]] = 1
+                v += row
+        if rules.merchant_trade:
+            step = self.exch_step
+            v.append(self.phase == EXCHANGE and step < len(tb.ex_kind) and tb.ex_kind[step] > 0)
+            row = [0] * tb.K
+            if self.trade_pick[seat] >= 0:
+                row[tb.card_kind[self.trade_pick[seat]]] = 1
+            v += row
 
     # ------------------------------------------------------------------ legal actions
     def _refresh_legal(self) -> None:
@@ -472,7 +512,8 @@ class ScalarGame:
                 caps.append(cnt[k])
         for r, _, lo, hi in rows:
             sizes[r].update(range(lo, min(hi, caps[r]) + 1))
-        for r in tb.reset_ranks:
+        rev = self.revolution
+        for r in tb.reset_ranks[rev]:
             if caps[r] >= 1:
                 sizes[r].add(1)
         if tb.bomb:
@@ -481,6 +522,16 @@ class ScalarGame:
         top = self.top_rank
         if self.rules.complete_set_clears and top >= 0:
             sizes[top].update(range(max(S - self.top_count, 1), min(caps[top], S) + 1))
+        if tb.has_power and top >= 0:
+            strength = tb.strength[1 if (rev and tb.revolutions) else 0]
+            if strength[top] < tb.power_floor[1 if (rev and tb.revolutions) else 0]:
+                ts = self.top_size
+                for r in range(R):
+                    for m in tb.power_lut[r][ts]:
+                        if m <= caps[r]:
+                            sizes[r].add(m)
+        if self.first_lead:  # fine point 14: whatever a rule adds, the first lead holds the lowest card
+            return [tb.lowest_play_rank * S + s for s in sorted(sizes[tb.lowest_play_rank])]
         return [r * S + s for r in range(R) for s in sorted(sizes[r])]
 
     # ------------------------------------------------------------------ stepping
@@ -593,13 +644,19 @@ class ScalarGame:
                     passed[s] = False
             elif tb.single_round:
                 passed[cur] = True
-            if tb.revolutions and size >= 4:
+            reset = size == 1 and rank in tb.reset_ranks[self.revolution]  # the order before the play
+            flip = size >= 4
+            if rules.revolution_by_singles:
+                row = (self.single_row + 1) if (size == 1 and eff == old_rank and old_size == 1) else int(size == 1)
+                self.single_row = row
+                flip = flip or (size == 1 and (row == 4 or (row == 8 and S == 8)))
+            if tb.revolutions and flip:
                 self.revolution = not self.revolution
                 if tb.reverses:
                     self.direction = -self.direction
             clear_self = (tb.trump_play[rank] or (tb.bomb and size >= 4) or rank == tb.eight
                           or (rules.complete_set_clears and self.top_count >= S))
-            clear_next = not clear_self and size == 1 and rank in tb.reset_ranks
+            clear_next = not clear_self and reset
             if n_cards[cur] == 0:
                 self._go_out(cur, sel)
         else:
@@ -632,6 +689,7 @@ class ScalarGame:
             self.top_owner = -1
             self.top_wild = False
             self.top_count = 0
+            self.single_row = 0
             for s in range(P):
                 passed[s] = False
             self.leader = leader
@@ -707,7 +765,10 @@ class ScalarGame:
         self.moved = sorted(cards)
 
     def _give_back(self, a: int) -> None:
-        """One give-back card: the named rank's lowest suit (the least wild card for WILD)."""
+        """One exchange decision: a card of the named rank, lowest suit (the least wild card for WILD).
+
+        A give-back moves it at once; a merchant's first pick waits in ``trade_pick``; the second
+        pick moves both cards (the engine's ``_give_back``)."""
         tb = self._t
         recv = self.current
         k = tb.play_kind[tb.act_rank[a]]
@@ -717,17 +778,25 @@ class ScalarGame:
         else:
             card = next(hand[wk][0] for wk in tb.wild_kinds if hand[wk])
         social = self.social
-        P = tb.P
-        pair = tb.back_sched[self.exch_step]
-        giver = social.index(P - 1 - pair)
-        self._transfer(recv, giver, [card])
+        step = self.exch_step
+        partner = social.index(tb.ex_partner[step])
+        kind = tb.ex_kind[step]
+        if kind == 1:
+            self.trade_pick[recv] = card
+            self.moved = [card]
+        else:
+            self._transfer(recv, partner, [card])
+            if kind == 2:
+                self._transfer(partner, recv, [self.trade_pick[partner]])
+                self.trade_pick[partner] = -1
+                self.moved = [card]
         self.exch_step += 1
-        n = len(tb.back_sched)
+        n = len(tb.ex_kind)
         if self.exch_step >= n:
             self.current = self.leader
             self.phase = PLAY
         else:
-            self.current = social.index(tb.back_sched[self.exch_step])
+            self.current = social.index(tb.ex_decider[self.exch_step])
         self._refresh_legal()
 
     # ------------------------------------------------------------------ between hands
@@ -769,7 +838,9 @@ class ScalarGame:
         self._start_hand()
 
     def _deal(self) -> list[list[list[int]]]:
-        """The engine's ``_deal`` for a hand with ranks: shuffle from (key, hand number), one card at a time."""
+        """The engine's ``_deal`` for a hand with ranks: shuffle from (key, hand number), one card at a time.
+
+        Under ``hand_assignment expose`` the piles go by their last (face-up) card and ``exposed`` is set."""
         tb = self._t
         P, C, d = tb.P, tb.C, tb.d
         social = self.social
@@ -789,6 +860,17 @@ class ScalarGame:
         for h in hands:
             for cards in h:
                 cards.sort()
+        self.exposed = [-1] * P
+        if self.rules.hand_assignment == "expose":
+            shown = [perm[j + P * ((C - 1 - j) // P)] for j in range(P)]
+            ik = tb.ident_key
+            best = sorted(range(P), key=lambda j: -ik[shown[j]])  # stable: ties go to the pile dealt first
+            piles = [hands[order[j]] for j in best]
+            hands = [None] * P  # type: ignore[list-item]
+            for k, j in enumerate(best):
+                seat = social.index(k)
+                hands[seat] = piles[k]
+                self.exposed[seat] = shown[j]
         return hands
 
     def _start_hand(self) -> None:
@@ -812,10 +894,12 @@ class ScalarGame:
         self.exch_out = [[0] * K for _ in range(P)]
         self.moved = []
         self.first_lead = False
+        self.single_row = 0
+        self.trade_pick = [-1] * P
         social = self.social
         seat_of_rank = [social.index(r) for r in range(P)]
         self.leader = self.current = seat_of_rank[0 if self.rules.lead_after_first == "president" else P - 1]
-        if tb.give:
+        if tb.ex_kind:
             bk = tb.best_key
             for k, n in enumerate(tb.give):
                 giver, recv = seat_of_rank[P - 1 - k], seat_of_rank[k]
@@ -823,5 +907,5 @@ class ScalarGame:
                 best = sorted(held, key=bk.__getitem__, reverse=True)[:n]
                 self._transfer(giver, recv, best)
             self.phase = EXCHANGE
-            self.current = seat_of_rank[tb.back_sched[0]]
+            self.current = seat_of_rank[tb.ex_decider[0]]
         self._refresh_legal()

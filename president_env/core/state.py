@@ -46,14 +46,17 @@ class State:
     direction: np.ndarray    # (B,) int8     +1 clockwise (seat s -> s+1), -1 counter-clockwise
     played: np.ndarray       # (B,K) int8    cards played this hand, per kind (public)
     discarded: np.ndarray    # (B,K) int8    cards that left play unseen (president_must_win)
-    exch_step: np.ndarray    # (B,) int8     give-back decisions made this exchange
+    exch_step: np.ndarray    # (B,) int8     exchange decisions made this hand (give-backs, then merchant trades)
     exch_in: np.ndarray      # (B,P,K) int8  by seat: cards received in this hand's exchange
     exch_out: np.ndarray     # (B,P,K) int8  by seat: cards given in this hand's exchange
     points: np.ndarray       # (B,P) int32   by player: session totals
     hand_points: np.ndarray  # (B,P) int32   by player: points of the hand that just ended (else 0)
     hand_over: np.ndarray    # (B,) bool     the last step ended a hand
     last_finish: np.ndarray  # (B,P) int8    by player: finishing positions of the last finished hand, -1 none
-    moved: np.ndarray        # (B,C) bool    cards the last action played or gave
+    single_row: np.ndarray   # (B,) int8     single plays of the top's rank in a row this trick (revolution_by_singles)
+    exposed: np.ndarray      # (B,P) int8    by seat: card exposed on the pile it took (hand_assignment expose), -1 none
+    trade_pick: np.ndarray   # (B,P) int8    by seat: merchant card chosen and not yet moved (merchant_trade), -1 none
+    moved: np.ndarray        # (B,C) bool    cards the last action played or gave (a merchant's first pick: its card)
     legal: np.ndarray        # (B,A) bool    legal actions now (only pass once the session is over)
 
     @property
