@@ -652,7 +652,7 @@ def _give_back(rules: Rules, c: _Consts, st: State, a: np.ndarray) -> None:
 
     A give-back moves it to the partner at once. A merchant's first pick is held in
     ``trade_pick`` (unseen by the other merchant); the second pick moves both cards."""
-    B, P = st.batch_size, c.P
+    B = st.batch_size
     ar = np.arange(B)
     kind = c.play_kind[c.act_rank[a]]
     recv = st.current.astype(np.int64)

@@ -17,10 +17,13 @@ field             meaning
 ``dealer``        the dealer's seat
 ``prev_ranks``    by player: the previous hand's finishing positions, ``null`` if none
 ``deal``          by player: card names after the deal, before the exchange
+``exposed``       only under ``hand_assignment expose``: by player, the card shown face up
+                  on the pile it took (``null`` in a hand without ranks)
 ``exchanges``     the forced gifts in order: ``{"from", "to", "cards"}`` (players)
-``decisions``     every decision in order, give-backs first:
+``decisions``     every decision in order, give-backs (and merchant trades) first:
                   ``{"agent", "action", "cards", "legal"}``: the player, the action
-                  id, the cards it played or gave back, the legal action ids then
+                  id, the cards it played, gave back or chose to trade, the legal
+                  action ids then
 ``finish_order``  players from first place (President) to last
 ``points``        the points of this hand, by player
 ================  ==============================================================
@@ -199,14 +202,16 @@ class Recorder:
                              start_ranks=sub.last_finish, seat_player=sub.seat_player, dealer=sub.dealer,
                              hand_no=sub.hand_no)
                 deal[r] = plain.hands
+        exposed_p = _by_player(st.seat_player, st.exposed)
         # Check: the deal rebuilds this very state (as replay() will rebuild it).
         for grp in (np.flatnonzero(has_ranks), np.flatnonzero(~has_ranks)):
             if grp.size == 0:
                 continue
             g = st.take(grp)
+            shown = exposed_p[grp] if rules.hand_assignment == "expose" and has_ranks[grp[0]] else None
             rebuilt = init(rules, keys=g.key, deal=_by_player(g.seat_player, deal[grp]),
                            start_ranks=g.last_finish if has_ranks[grp[0]] else None,
-                           seat_player=g.seat_player, dealer=g.dealer, hand_no=g.hand_no)
+                           seat_player=g.seat_player, dealer=g.dealer, hand_no=g.hand_no, exposed=shown)
             self._check_start(rebuilt, g, idx[grp])
         gifts = _forced_gifts(rules, deal, st)
         deal_p = _by_player(st.seat_player, deal)
@@ -225,11 +230,14 @@ class Recorder:
                 "deal": [self._card_list(deal_p[j, p]) for p in range(rules.players)],
                 "exchanges": [{"from": g, "to": r, "cards": self._card_list(c)} for g, r, c in gifts[j]],
             }
+            if rules.hand_assignment == "expose":
+                self._headers[b]["exposed"] = ([self._names[c] if c >= 0 else None for c in exposed_p[j].tolist()]
+                                               if has_ranks[j] else None)
         self._start[idx] = self._t
 
     @staticmethod
     def _check_start(replayed: State, st: State, idx: np.ndarray) -> None:
-        for name in ("hands", "current", "phase", "legal", "seat_player", "social"):
+        for name in ("hands", "current", "phase", "legal", "seat_player", "social", "exposed"):
             same = (getattr(replayed, name) == getattr(st, name)).reshape(st.batch_size, -1).all(axis=1)
             if not same.all():
                 b = int(idx[np.argmin(same)])
@@ -402,6 +410,9 @@ def validate_record(rec: Any) -> None:
                     raise RecordError(f"missing field {name}[{i}].{sub}")
                 if not ok(item[sub]):
                     raise RecordError(f"field {name}[{i}].{sub} must be {what}, got {item[sub]!r:.80}")
+    shown = rec.get("exposed")
+    if shown is not None and not _str_list(shown):
+        raise RecordError(f"field 'exposed' must be null or a list of card names, got {shown!r:.80}")
 
 
 # --------------------------------------------------------------------------- replay
@@ -441,10 +452,12 @@ def start_state(record: dict[str, Any]) -> tuple[Rules, State]:
     deal = _deal_from_names(rules, record["deal"])[None]
     if record["prev_ranks"] is not None and len(record["prev_ranks"]) != P:
         raise ReplayError(f"prev_ranks: expected {P} positions, got {len(record['prev_ranks'])}")
+    exposed = _exposed_from_names(rules, record, deal[0])
     try:
         st = init(rules, keys=np.array([record["key"]], dtype=np.uint64), deal=deal,
                   start_ranks=None if record["prev_ranks"] is None else np.array([record["prev_ranks"]]),
-                  seat_player=np.array([record["seats"]]), dealer=record["dealer"], hand_no=record["hand"])
+                  seat_player=np.array([record["seats"]]), dealer=record["dealer"], hand_no=record["hand"],
+                  exposed=exposed)
     except ValueError as e:
         raise ReplayError(f"hand start: {e}") from None
     deal_by_seat = np.take_along_axis(deal, st.seat_player.astype(np.int64)[:, :, None], axis=1)
@@ -454,6 +467,31 @@ def start_state(record: dict[str, Any]) -> tuple[Rules, State]:
     if gifts != record["exchanges"]:
         raise ReplayError(f"exchanges: the deal gives {gifts}, the record says {record['exchanges']}")
     return rules, st
+
+
+def _exposed_from_names(rules: Rules, record: dict[str, Any], deal: np.ndarray) -> np.ndarray | None:
+    """(1, P) exposed card index by player from the record's ``exposed`` (hand_assignment expose), or None."""
+    shown = record.get("exposed")
+    if rules.hand_assignment != "expose":
+        if shown is not None:
+            raise ReplayError("exposed: the record shows exposed cards, but these rules deal hands (hand_assignment deal)")
+        return None
+    if record["prev_ranks"] is None:
+        if shown is not None:
+            raise ReplayError("exposed: a hand without ranks exposes no cards, but the record lists some")
+        return None
+    P = rules.players
+    if not isinstance(shown, list) or len(shown) != P or not all(isinstance(x, str) for x in shown):
+        raise ReplayError(f"exposed: expected one card name per player ({P}) under hand_assignment expose, "
+                          f"got {shown!r:.80}")
+    names = tables(rules).card_names
+    out = np.full((1, P), -1, dtype=np.int64)
+    for p, name in enumerate(shown):
+        held = [c for c in np.flatnonzero(deal[p]) if names[c] == name]
+        if not held:
+            raise ReplayError(f"exposed: player {p}'s pile showed {name!r}, which is not in its deal")
+        out[0, p] = held[0]
+    return out
 
 
 def _deal_from_names(rules: Rules, deal: list[list[str]]) -> np.ndarray:
