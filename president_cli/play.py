@@ -44,6 +44,7 @@ from president_env.core import (
     observe,
     tables,
 )
+from president_env.core.engine import exchange_kind
 from president_env.core.records import Recorder, write_records
 from president_env.core.render import rank_name, render
 
@@ -174,6 +175,13 @@ class _Table:
                 gives = "give" if g == self.human else "gives"
                 lines.append(f"exchange: {self.who(g)} ({rank_name(P - 1 - k, P)}) {gives} {what} to "
                              f"{self.who(r)} ({rank_name(k, P)}), who then chooses {back} card(s) to give back")
+            if (st.exposed[0] >= 0).any():
+                names = tables(rules).card_names
+                lines.append("exposed cards (the piles went by them): " + ", ".join(
+                    f"{self.who(int(sp[s]))} {names[int(st.exposed[0, s])]}" for s in range(P)))
+            for hi, lo in rules.merchant_pairs:
+                a, b = (int(sp[int(np.flatnonzero(st.social[0] == k)[0])]) for k in (hi, lo))
+                lines.append(f"merchants: {self.who(a)} and {self.who(b)} then each choose a card to trade")
         seat = int(np.flatnonzero(sp == self.human)[0])
         lines.append(f"your cards: {_cards(rules, st.hands[0, seat])}")
         return lines
@@ -186,6 +194,24 @@ class _Table:
         """
         rules, P = self.rules, self.rules.players
         lines: list[str] = []
+        kind = int(exchange_kind(rules, before)[0])
+        if kind > 0:  # a merchant's pick: the first waits unseen; the second moves both cards
+            picks = "choose" if actor == self.human else "chooses"
+            lines.append(f"  {self.who(actor)}: {picks} a card to trade"
+                         + (f" ({_cards(rules, moved)})" if actor == self.human else "") + note)
+            if kind == 2:
+                seat = int(np.flatnonzero(after.seat_player[0] == self.human)[0])
+                traded = (after.exch_in[0] - before.exch_in[0]).sum(axis=1) > 0
+                if traded[seat]:
+                    got = _kinds(rules, after.exch_in[0, seat] - before.exch_in[0, seat])
+                    lines.append(f"  the merchants swap: you receive {got}")
+                else:
+                    lines.append("  the merchants swap their cards")
+            if int(after.phase[0]) == PLAY:
+                lines.append("  exchange done")
+                seat = int(np.flatnonzero(after.seat_player[0] == self.human)[0])
+                lines.append(f"  your cards: {_cards(rules, after.hands[0, seat])}")
+            return lines
         if int(before.phase[0]) == EXCHANGE:  # a give-back: the card goes to the seat whose exch_in grew
             got = (after.exch_in[0] - before.exch_in[0]).sum(axis=1)
             to = int(before.seat_player[0, int(np.argmax(got))]) if got.any() else None
@@ -300,11 +326,13 @@ def play_session(
                 while action is None:
                     if draw:
                         say(["", render(rules, st, viewer=human, agents=table.agents)])
-                        say(["give back a card:" if ex else "your moves:"]
-                            + [f"  {i + 1}) {describe_action(rules, int(a), exchange=ex)}"
+                        trade = ex and int(exchange_kind(rules, st)[0]) > 0
+                        say([("choose a card to trade:" if trade else "give back a card:") if ex else "your moves:"]
+                            + [f"  {i + 1}) {describe_action(rules, int(a), exchange=ex, trade=trade)}"
                                for i, a in enumerate(legal)])
                         draw = False
-                    choice = read_choice(len(legal), inp, out, "your give-back" if ex else "your move")
+                    choice = read_choice(len(legal), inp, out, ("your trade" if trade else "your give-back") if ex
+                                         else "your move")
                     if choice is None:
                         say(["You left the game.", "Points so far:", *table.standings(st)])
                         return PlayResult(False, int(st.hand_no[0]), st.points[0].astype(int).tolist(),

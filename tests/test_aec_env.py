@@ -339,7 +339,8 @@ def shuffle_hidden(rules, state: State, viewer: int, rng: np.random.Generator) -
 
 
 @pytest.mark.parametrize("name,start", [("president", None), ("daifugo", "random"), ("double_deck", "random"),
-                                        ("huberes", None)])
+                                        ("huberes", None), ("expose_hands", "random"), ("merchants", "random"),
+                                        ("sofia", None), ("hamish_allan", "random")])
 def test_no_leak_of_hidden_cards(name, start):
     rng = np.random.default_rng(0)
     env = raw_env(name, start_ranks=start)
@@ -360,6 +361,29 @@ def test_no_leak_of_hidden_cards(name, start):
             np.testing.assert_array_equal(before["observation"], after["observation"])
             np.testing.assert_array_equal(before["action_mask"], after["action_mask"])
     assert changed_any, "the hidden cards were never changed: the test checked nothing"
+
+
+def test_no_leak_of_a_merchants_choice():
+    """The second merchant to choose sees the same observation whatever the first one chose."""
+    from president_env.core.engine import exchange_kind
+
+    for seed in range(3):
+        seen = []
+        for pick in range(3):
+            env = raw_env("merchants", start_ranks="random")
+            env.reset(seed=seed)
+            while int(exchange_kind(env.rules, env.core_state)[0]) != 1:
+                env.step(first_legal_policy(env.observe(env.agent_selection)))
+            first = env.agent_selection
+            legal = np.flatnonzero(env.observe(first)["action_mask"])
+            env.step(int(legal[pick % legal.size]))
+            assert int(exchange_kind(env.rules, env.core_state)[0]) == 2 and env.agent_selection != first
+            obs = env.observe(env.agent_selection)
+            seen.append((obs["observation"].copy(), obs["action_mask"].copy(), env.infos[env.agent_selection]))
+        for obs, mask, info in seen[1:]:
+            np.testing.assert_array_equal(obs, seen[0][0])
+            np.testing.assert_array_equal(mask, seen[0][1])
+            assert str(info) == str(seen[0][2])
 
 
 def test_own_cards_do_show():

@@ -315,7 +315,7 @@ class TestExpose:
             by_rank = [int(shown[np.flatnonzero(st.social[0] == k)[0]]) for k in range(r.players)]
             keys = [int(t.best_key[c]) for c in by_rank]
             names = [t.card_names[c] for c in by_rank]
-            assert all(a >= b or names[i] == names[i + 1] for i, (a, b) in enumerate(zip(keys, keys[1:])))
+            assert all(a >= b or names[i] == names[i + 1] for i, (a, b) in enumerate(zip(keys, keys[1:], strict=False)))
             # each exposed card is the last card dealt to its pile: the plain deal's seat holds it
             for s in range(r.players):
                 assert ref.hands[0, :, shown[s]].any()

@@ -79,12 +79,13 @@ def _words(name: str, size: int) -> str:
     return f"{count} {shown}s" if size > 2 else f"pair of {shown}s"
 
 
-def describe_action(rules: Rules, action: int, exchange: bool = False) -> str:
-    """An action id in words: 'pass', 'pair of 7s', or 'give back a 7' in the exchange."""
+def describe_action(rules: Rules, action: int, exchange: bool = False, trade: bool = False) -> str:
+    """An action id in words: 'pass', 'pair of 7s', 'give back a 7' in the exchange, or 'trade a 7'
+    when ``trade`` (a merchant's pick under ``merchant_trade``)."""
     table = action_table(rules)
     if not 0 <= int(action) < table.n:
         raise ValueError(f"action {action} out of range 0..{table.n - 1}")
     name, size = table.names[action], int(table.size[action])
-    if exchange and size >= 1:
-        return f"give back a {'wild card' if name == WILD else name}"
+    if (exchange or trade) and size >= 1:
+        return f"{'trade' if trade else 'give back'} a {'wild card' if name == WILD else name}"
     return _words(name, size)

@@ -934,6 +934,17 @@ def terminated(state: State) -> np.ndarray:
     return state.phase == OVER
 
 
+def exchange_kind(rules: Rules, state: State) -> np.ndarray:
+    """(B,) the exchange decision each game is at: 0 a give-back, 1 a merchant's first pick,
+    2 the second pick (``merchant_trade``); -1 outside the exchange."""
+    c = _consts(rules)
+    n = len(c.ex_kind)
+    if n == 0:
+        return np.full(state.batch_size, -1, dtype=np.int64)
+    step = np.minimum(state.exch_step.astype(np.int64), n - 1)
+    return np.where(state.phase == EXCHANGE, c.ex_kind[step], -1)
+
+
 def current_player(state: State) -> np.ndarray:
     """(B,) the player (not seat) to act."""
     return state.seat_player[np.arange(state.batch_size), state.current.astype(np.int64)].astype(np.int64)
@@ -941,5 +952,6 @@ def current_player(state: State) -> np.ndarray:
 
 __all__ = [
     "IllegalActionError", "State", "init", "step", "step_inplace", "legal_action_mask",
-    "rewards", "terminated", "current_player", "check_actions", "make_keys", "WILD", "EXCHANGE", "PLAY", "OVER",
+    "rewards", "terminated", "current_player", "exchange_kind",
+    "check_actions", "make_keys", "WILD", "EXCHANGE", "PLAY", "OVER",
 ]

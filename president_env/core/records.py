@@ -474,7 +474,8 @@ def _exposed_from_names(rules: Rules, record: dict[str, Any], deal: np.ndarray) 
     shown = record.get("exposed")
     if rules.hand_assignment != "expose":
         if shown is not None:
-            raise ReplayError("exposed: the record shows exposed cards, but these rules deal hands (hand_assignment deal)")
+            raise ReplayError("exposed: the record shows exposed cards, but these rules deal the hands "
+                              "(hand_assignment deal)")
         return None
     if record["prev_ranks"] is None:
         if shown is not None:

@@ -17,7 +17,7 @@ import numpy as np
 
 from .actions import describe_action
 from .cards import tables
-from .engine import init
+from .engine import exchange_kind, init
 from .records import Recorder, random_actions, replay_steps, rules_of
 from .rules import Rules
 from .state import EXCHANGE, OVER, PHASE_NAMES, State
@@ -99,7 +99,14 @@ def render(rules: Rules, state: State, game: int = 0, viewer: int | None = None,
                                                                                  strict=True) if n))
     if phase == EXCHANGE:
         total = sum(back for _, back in rules.exchange_pairs)
-        lines.append(f"exchange: give-back {int(state.exch_step[b]) + 1} of {total}")
+        step = int(state.exch_step[b])
+        if step < total:
+            lines.append(f"exchange: give-back {step + 1} of {total}")
+        else:
+            lines.append(f"exchange: merchant trade, pick {step - total + 1} of {2 * len(rules.merchant_pairs)}")
+    if (state.exposed[b] >= 0).any():
+        lines.append("exposed: " + ", ".join(
+            f"seat {s} {t.card_names[int(state.exposed[b, s])]}" for s in range(P) if state.exposed[b, s] >= 0))
 
     header = ["", "seat", "player", "cards", _PASS_WORDS[rules.pass_rule], "place", "rank", "points", "hand"]
     rows = []
@@ -120,8 +127,8 @@ def render(rules: Rules, state: State, game: int = 0, viewer: int | None = None,
     return "\n".join(lines)
 
 
-def _legal_words(rules: Rules, legal: Sequence[int], exchange: bool) -> str:
-    return ", ".join(f"{a} {describe_action(rules, a, exchange=exchange)}" for a in legal)
+def _legal_words(rules: Rules, legal: Sequence[int], exchange: bool, trade: bool = False) -> str:
+    return ", ".join(f"{a} {describe_action(rules, a, exchange=exchange, trade=trade)}" for a in legal)
 
 
 def format_record(record: dict[str, Any], viewer: int | None = None, tables_every_step: bool = False) -> str:
@@ -147,6 +154,9 @@ def format_record(record: dict[str, Any], viewer: int | None = None, tables_ever
     for p, cards in enumerate(record["deal"]):
         if viewer is None or viewer == p:
             out.append(f"dealt to {_player_name(p, agents)}: {' '.join(cards)}")
+    if record.get("exposed"):
+        out.append("exposed: " + ", ".join(
+            f"{_player_name(p, agents)} {card}" for p, card in enumerate(record["exposed"])))
     for g in record["exchanges"]:
         out.append(f"forced gift: {_player_name(g['from'], agents)} -> {_player_name(g['to'], agents)}: "
                    f"{' '.join(g['cards'])}")
@@ -154,6 +164,7 @@ def format_record(record: dict[str, Any], viewer: int | None = None, tables_ever
     for step in replay_steps(record):
         st, b = step.before, 0
         ex = int(st.phase[b]) == EXCHANGE
+        trade = ex and int(exchange_kind(rules, st)[b]) > 0
         d = step.decision
         if step.index == 0 or tables_every_step:
             out += ["", render(rules, st, viewer=viewer, agents=agents)]
@@ -168,8 +179,8 @@ def format_record(record: dict[str, Any], viewer: int | None = None, tables_ever
         if viewer is None or viewer == d["agent"]:
             hand = " ".join(tables(rules).card_names[c] for c in np.flatnonzero(st.hands[b, seat]))
             out.append(f"  hand: {hand}")
-            out.append(f"  legal: {_legal_words(rules, d['legal'], ex)}")
-        words = describe_action(rules, d["action"], exchange=ex)
+            out.append(f"  legal: {_legal_words(rules, d['legal'], ex, trade)}")
+        words = describe_action(rules, d["action"], exchange=ex, trade=trade)
         out.append(f"  action: {d['action']} {words}" + (f" -> {' '.join(d['cards'])}" if d["cards"] else ""))
         last = step
     assert last is not None
