@@ -92,6 +92,8 @@ def positive_int(value: str) -> int:
 
 # --------------------------------------------------------------------------- variants
 def _option_text(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_option_text(v)}" for k, v in value.items()) + "}"
     if isinstance(value, (set, frozenset)):
         return "{" + ", ".join(sorted(value)) + "}"
     if isinstance(value, (tuple, list)):
