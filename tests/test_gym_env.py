@@ -24,6 +24,9 @@ def det_policy(obs: np.ndarray, mask: np.ndarray, rng=None) -> int:
     {},
     {"preset": "daifugo", "episode": "hand", "start_ranks": "random", "reward": "rank"},
     {"preset": "double_deck"},
+    {"preset": "merchants", "episode": "hand", "start_ranks": "random"},
+    {"preset": "sofia"},
+    {"preset": "expose_hands", "episode": "hand", "start_ranks": "random"},
 ])
 def test_gymnasium_and_sb3_checkers(kwargs):
     # the checkers step random actions without masks: the terminate-with-penalty option takes those

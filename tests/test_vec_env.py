@@ -129,6 +129,11 @@ def test_nan_check_monitor_and_a_maskable_ppo_smoke_run():
 @pytest.mark.parametrize("kwargs", [
     {"preset": "president", "episode": "hand", "start_ranks": "random"},
     {"preset": "daifugo", "target_points": 3, "reward": "rank"},
+    {"preset": "merchants", "episode": "hand", "start_ranks": "random"},
+    {"preset": "expose_hands", "episode": "hand", "start_ranks": "random"},
+    {"preset": "hamish_allan", "episode": "hand", "start_ranks": "random"},
+    {"preset": "sofia", "target_points": 3},
+    {"preset": "threes_high", "episode": "hand", "start_ranks": "random"},
 ])
 def test_same_as_dummyvecenv_over_the_gym_env(kwargs):
     """One game: SB3's own DummyVecEnv over the single-agent env and the batched VecEnv agree step by step,
