@@ -39,10 +39,15 @@ DEFAULTS = {
     "eight_cut": False,
     "forbidden_finish": frozenset(),
     "president_must_win": False,
+    "power_ranks": (),
+    "revolution_by_singles": False,
+    "revolution_reset_rank": None,
     "exchange": (2, 1),
     "reseat": True,
     "target_points": 11,
     "hands_per_session": None,
+    "hand_assignment": "deal",
+    "merchant_trade": False,
 }
 # Points by finishing position for the default scoring (section 6).
 DEFAULT_POINTS = {3: (2, 0, -2), 4: (2, 1, -1, -2), 5: (2, 1, 0, -1, -2), 8: (2, 1, 0, 0, 0, 0, -1, -2)}
@@ -72,6 +77,16 @@ PRESET_OPTIONS: dict[str, dict] = {
                 "exchange": (3, 2, 1)},
     "butthead": {"exchange": (2, 1), "exchange_back": (3, 2)},
     "double_deck": {"decks": 2, "players": 8},
+    # power_ranks {2: [2, 3, 4], J: [3, 4], JK: [4]}, stored as sorted (rank, sizes) pairs
+    "sofia": {"rank_order": ("3", "4", "5", "6", "7", "8", "9", "T", "Q", "K", "A", "2", "J"), "jokers": 2,
+              "power_ranks": (("2", (2, 3, 4)), ("J", (3, 4)), ("JK", (4,)))},
+    "threes_high": {"rank_order": ("4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A", "3", "2"),
+                    "transparent_rank": "4", "power_ranks": (("3", (4,)),), "trump_ranks": frozenset({"2"})},
+    "hamish_allan": {"equal_rank_beats": True, "four_of_a_kind": "revolution_and_reverse",
+                     "revolution_by_singles": True, "transparent_rank": "3", "reset_ranks": frozenset({"2"}),
+                     "revolution_reset_rank": "A", "president_must_win": True},
+    "expose_hands": {"hand_assignment": "expose"},
+    "merchants": {"players": 6, "merchant_trade": True},
 }
 
 
@@ -167,6 +182,9 @@ def test_unknown_option(build) -> None:
     ("players", 2), ("compulsory_beat", "yes"), ("rank_order", ("3", "4", "X")), ("rank_order", ("3", "3", "4")),
     ("trump_ranks", {"1"}), ("transparent_rank", "Z"), ("target_points", 0), ("hands_per_session", -1),
     ("exchange", (0,)),
+    ("hand_assignment", "shuffle"), ("merchant_trade", "yes"), ("revolution_by_singles", 1),
+    ("revolution_reset_rank", "Z"), ("power_ranks", "2-2"), ("power_ranks", "2:"), ("power_ranks", {"2": ["x"]}),
+    ("power_ranks", 5), ("power_ranks", (("2", (2,)), ("2", (3,)))),
 ])
 def test_unknown_values(option: str, value) -> None:
     _refused(option, lambda: Rules(**{option: value}))
@@ -210,6 +228,35 @@ def test_unknown_values(option: str, value) -> None:
     ("forbidden_finish", {"forbidden_finish": {"JK"}}),
     ("trump_ranks", {"rank_order": ("3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"),
                      "trump_ranks": {"2"}}),
+    # power_ranks: entry n (n cards) must be n+1..4; 1 to 3 entries; a rank of the deck, not wild
+    ("power_ranks", {"power_ranks": {"2": [1]}}),
+    ("power_ranks", {"power_ranks": {"2": [5]}}),
+    ("power_ranks", {"power_ranks": {"J": [3, 2]}}),
+    ("power_ranks", {"power_ranks": {"J": [3, 4, 3]}}),
+    ("power_ranks", {"power_ranks": {"2": [2, 3, 4, 4]}}),
+    ("power_ranks", {"power_ranks": {"2": []}}),
+    ("power_ranks", {"power_ranks": {"JK": [4]}}),
+    ("power_ranks", {"rank_order": ("3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"),
+                     "power_ranks": "2:2"}),
+    ("power_ranks", {"wild_ranks": {"2"}, "power_ranks": {"2": [2]}}),
+    ("power_ranks", {"jokers": 2, "joker_mode": "wild", "wild_ranks": {"JK"}, "power_ranks": {"JK": [4]}}),
+    # revolution_by_singles needs equal_rank_beats and a four_of_a_kind revolution
+    ("revolution_by_singles", {"revolution_by_singles": True, "four_of_a_kind": "revolution"}),
+    ("revolution_by_singles", {"revolution_by_singles": True, "equal_rank_beats": True}),
+    ("revolution_by_singles", {"revolution_by_singles": True, "equal_rank_beats": True, "four_of_a_kind": "bomb"}),
+    # revolution_reset_rank needs a four_of_a_kind revolution and a rank with no other role
+    ("revolution_reset_rank", {"revolution_reset_rank": "A"}),
+    ("revolution_reset_rank", {"revolution_reset_rank": "A", "four_of_a_kind": "bomb"}),
+    ("revolution_reset_rank", {"revolution_reset_rank": "2", "four_of_a_kind": "revolution", "wild_ranks": {"2"}}),
+    ("revolution_reset_rank", {"revolution_reset_rank": "2", "four_of_a_kind": "revolution", "trump_ranks": {"2"}}),
+    ("revolution_reset_rank", {"revolution_reset_rank": "3", "four_of_a_kind": "revolution",
+                               "transparent_rank": "3"}),
+    ("revolution_reset_rank", {"revolution_reset_rank": "JK", "four_of_a_kind": "revolution"}),
+    # merchant_trade needs two players between the exchanging pairs
+    ("merchant_trade", {"merchant_trade": True}),
+    ("merchant_trade", {"merchant_trade": True, "players": 5}),
+    ("merchant_trade", {"merchant_trade": True, "players": 6, "exchange": (3, 2, 1)}),
+    ("merchant_trade", {"merchant_trade": True, "players": 3, "exchange": (1,)}),
 ])
 def test_impossible_combinations(option: str, kwargs: dict) -> None:
     _refused(option, lambda: Rules(**kwargs))
@@ -230,6 +277,18 @@ def test_possible_neighbours_of_the_refusals_build() -> None:
     Rules(rank_order=("3", "4", "5"), exchange=(3,))
     Rules(target_points=None, hands_per_session=3)
     Rules(target_points=5, hands_per_session=None)
+    Rules(power_ranks={"2": [2, 3, 4], "J": [3, 4]})
+    Rules(jokers=2, power_ranks={"JK": [4]})
+    Rules(decks=2, players=8, power_ranks={"2": [4]})
+    Rules(transparent_rank="3", trump_ranks={"2"}, power_ranks={"A": [2]})
+    Rules(revolution_by_singles=True, equal_rank_beats=True, four_of_a_kind="revolution")
+    Rules(revolution_by_singles=True, equal_rank_beats=True, four_of_a_kind="revolution_and_reverse")
+    Rules(revolution_reset_rank="A", four_of_a_kind="revolution")
+    Rules(revolution_reset_rank="2", four_of_a_kind="revolution", reset_ranks={"2"})
+    Rules(merchant_trade=True, players=6)
+    Rules(merchant_trade=True, players=4, exchange=(1,))
+    Rules(merchant_trade=True, players=8, exchange=(3, 2, 1))
+    Rules(hand_assignment="expose", players=5)
 
 
 def test_refusal_message_names_the_value() -> None:
@@ -237,6 +296,80 @@ def test_refusal_message_names_the_value() -> None:
     assert "13" in str(e)
     e = _refused("equal_play_skips", lambda: Rules(equal_play_skips=True))
     assert "equal_rank_beats" in str(e)
+    e = _refused("power_ranks", lambda: Rules(power_ranks={"J": [3, 2]}))
+    assert "'J'" in str(e) and "3..4" in str(e)
+    e = _refused("revolution_by_singles", lambda: Rules(revolution_by_singles=True, four_of_a_kind="revolution"))
+    assert "equal_rank_beats" in str(e)
+    e = _refused("revolution_reset_rank", lambda: Rules(revolution_reset_rank="A"))
+    assert "four_of_a_kind" in str(e)
+    e = _refused("merchant_trade", lambda: Rules(merchant_trade=True, players=5))
+    assert "5 players" in str(e)
+
+
+# --------------------------------------------------------------------------- section 5-6 options
+POWER_STORED = (("2", (2, 3, 4)), ("J", (3, 4)), ("JK", (4,)))
+
+
+@pytest.mark.parametrize("given", [
+    {"2": [2, 3, 4], "J": [3, 4], "JK": [4]},
+    {"JK": (4,), "J": (3, 4), "2": (2, 3, 4)},               # order does not matter
+    [("J", [3, 4]), ("2", [2, 3, 4]), ("JK", [4])],           # (rank, sizes) pairs
+    "2:2,3,4 J:3,4 JK:4",                                     # text, as --set gives it
+    "jk:4 j:3,4 2:2,3,4",                                     # ranks in any case
+    POWER_STORED,
+])
+def test_power_ranks_parse_to_sorted_pairs(given) -> None:
+    r = Rules(jokers=2, power_ranks=given)
+    assert r.power_ranks == POWER_STORED
+    assert r.power == {"2": (2, 3, 4), "J": (3, 4), "JK": (4,)}
+    assert r == preset("sofia", rank_order=DEFAULTS["rank_order"])
+    assert hash(r) == hash(Rules(jokers=2, power_ranks=POWER_STORED))
+
+
+def test_power_ranks_ten_and_single_size() -> None:
+    assert Rules(power_ranks="10:2").power_ranks == (("T", (2,)),)
+    assert Rules(power_ranks={"A": 3}).power_ranks == (("A", (3,)),)
+    assert Rules(power_ranks=None).power_ranks == ()
+    assert Rules(power_ranks={}).power == {}
+
+
+def test_power_ranks_to_dict_from_dict() -> None:
+    r = preset("sofia")
+    d = r.to_dict()
+    assert d["power_ranks"] == {"2": [2, 3, 4], "J": [3, 4], "JK": [4]}
+    back = Rules.from_dict(json.loads(json.dumps(d)))
+    assert back == r and back.power_ranks == POWER_STORED
+    assert Rules().to_dict()["power_ranks"] == {}
+    assert Rules.from_dict(Rules().to_dict()) == Rules()
+    t = preset("threes_high").to_dict()
+    assert t["power_ranks"] == {"3": [4]} and Rules.from_dict(t) == preset("threes_high")
+
+
+def test_new_options_round_trip_through_replace_and_dict() -> None:
+    r = Rules(players=8, equal_rank_beats=True, four_of_a_kind="revolution_and_reverse", revolution_by_singles=True,
+              revolution_reset_rank="A", power_ranks="K:2,3", hand_assignment="expose", merchant_trade=True)
+    d = json.loads(json.dumps(r.to_dict()))
+    assert d["revolution_by_singles"] is True and d["revolution_reset_rank"] == "A"
+    assert d["hand_assignment"] == "expose" and d["merchant_trade"] is True
+    assert d["power_ranks"] == {"K": [2, 3]}
+    assert Rules.from_dict(d) == r
+    assert r.replace(merchant_trade=False).merchant_pairs == r.merchant_pairs  # a property of the seats
+    assert r.replace(revolution_reset_rank=None).revolution_reset_rank is None
+    assert preset("hamish_allan", revolution_reset_rank="k").revolution_reset_rank == "K"
+
+
+@pytest.mark.parametrize("players,exchange,pairs", [
+    (6, (2, 1), ((2, 3),)),
+    (7, (2, 1), ((2, 3),)),             # the odd one out (position 4) does not trade
+    (8, (2, 1), ((2, 3), (4, 5))),
+    (4, (1,), ((1, 2),)),
+    (6, (1,), ((1, 2), (3, 4))),
+    (8, (3, 2, 1), ((3, 4),)),
+])
+def test_merchant_pairs(players: int, exchange: tuple, pairs: tuple) -> None:
+    r = Rules(players=players, exchange=exchange, merchant_trade=True)
+    assert r.merchant_pairs == pairs
+    assert preset("merchants").merchant_pairs == ((2, 3),)
 
 
 # --------------------------------------------------------------------------- round trips

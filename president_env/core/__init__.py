@@ -5,6 +5,7 @@ from .cards import card_index, card_names, tables
 from .engine import (
     IllegalActionError,
     current_player,
+    exchange_kind,
     init,
     legal_action_mask,
     make_keys,
@@ -20,7 +21,7 @@ from .state import EXCHANGE, OVER, PLAY, State
 
 __all__ = [
     "PASS", "action_id", "action_table", "describe_action", "n_actions", "card_index", "card_names", "tables",
-    "IllegalActionError", "current_player", "init", "legal_action_mask", "make_keys", "rewards", "step",
-    "step_inplace", "terminated", "observe", "PRESETS", "Rules", "RulesError", "preset",
+    "IllegalActionError", "current_player", "exchange_kind", "init", "legal_action_mask", "make_keys", "rewards",
+    "step", "step_inplace", "terminated", "observe", "PRESETS", "Rules", "RulesError", "preset",
     "EXCHANGE", "OVER", "PLAY", "State", "ScalarGame",
 ]
