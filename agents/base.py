@@ -50,6 +50,11 @@ class ObsView:
     phase: np.ndarray          # (N,) int: 0 exchange, 1 play, 2 session over
     exch_given: np.ndarray     # (N, K) int
     exch_received: np.ndarray  # (N, K) int
+    # pieces that only some rules have (zeros when the rules leave them out)
+    single_row: np.ndarray     # (N,) int: revolution_by_singles: singles of the top's rank in a row this trick
+    trading: np.ndarray        # (N,) bool: merchant_trade: this exchange decision is a merchant trade
+    trade_pick: np.ndarray     # (N, K) int: merchant_trade: own pick, not yet moved
+    exposed: np.ndarray        # (N, P) int: hand_assignment expose: kind shown on each seat's pile, -1 none
 
 
 def decode(rules: Rules, obs: np.ndarray) -> ObsView:
@@ -70,6 +75,17 @@ def decode(rules: Rules, obs: np.ndarray) -> ObsView:
     top_rank = onehot("top_rank", -1)
     top_rank[top_rank == R] = -1
     top_size = onehot("top_size", -1) + 1
+    N = obs.shape[0]
+    single_row = (np.rint(obs[:, sl["single_row"].start]).astype(np.int64) if "single_row" in sl
+                  else np.zeros(N, dtype=np.int64))
+    trading = flag("trading") if "trading" in sl else np.zeros(N, dtype=bool)
+    K, P = tables(rules).n_kinds, rules.players
+    trade_pick = ints("trade_pick") if "trade_pick" in sl else np.zeros((N, K), dtype=np.int64)
+    if "exposed" in sl:
+        shown = obs[:, sl["exposed"]].reshape(N, P, K)
+        exposed = np.where(shown.any(axis=2), np.argmax(shown, axis=2), -1).astype(np.int64)
+    else:
+        exposed = np.full((N, P), -1, dtype=np.int64)
     return ObsView(
         hand=ints("hand"), played=ints("played"), top_rank=top_rank, top_size=top_size,
         top_owner=onehot("top_owner", -1), top_wild=flag("top_wild"),
@@ -79,6 +95,7 @@ def decode(rules: Rules, obs: np.ndarray) -> ObsView:
         points=ints("points"), revolution=flag("revolution"),
         direction=np.rint(obs[:, sl["direction"].start]).astype(np.int64),
         phase=onehot("phase", 2), exch_given=ints("exch_given"), exch_received=ints("exch_received"),
+        single_row=single_row, trading=trading, trade_pick=trade_pick, exposed=exposed,
     )
 
 

@@ -71,12 +71,14 @@ def _p_holds(max_cards: int, max_size: int, max_opp: int) -> np.ndarray:
     return out
 
 
-def _beat_chance(rules, c: PlayConsts, unseen: np.ndarray, order: np.ndarray, opponents: np.ndarray) -> np.ndarray:
+def _beat_chance(rules, c: PlayConsts, unseen: np.ndarray, order: np.ndarray, opponents: np.ndarray,
+                 reset_weight: float = 1.0) -> np.ndarray:
     """(N, R, S) chance that some opponent can beat a set (r, s); 0 for a set that ends the trick itself.
 
     ``unseen`` (N, R) are the cards nobody has shown per play rank (WILD column: wild
     cards), ``order`` (N,) the rank order in force (1 = revolution), ``opponents`` (N,)
-    how many opponents still hold cards.
+    how many opponents still hold cards. ``reset_weight`` scales the chance that an
+    opponent holding a reset card of the order in force ends the trick with it.
     """
     R, S, Rn = c.R, c.S, c.Rn
     table = _p_holds(int(c.kind_count.sum()), S, max(c.P - 1, 1))
@@ -98,6 +100,23 @@ def _beat_chance(rules, c: PlayConsts, unseen: np.ndarray, order: np.ndarray, op
         total = total + lq[:, :, 1:].sum(axis=1)[:, None, :]
     if rules.equal_rank_beats:
         total = total + lq[:, :, :S]
+    if c.transparent >= 0:
+        # a transparent set beats any set of its size (where the ranks have not counted it already)
+        t = c.transparent
+        counted = st[:, t][:, None] > st
+        if rules.equal_rank_beats:
+            counted[:, t] = True
+        total = total + np.where(counted[:, :, None], 0.0, lq[:, t, None, :S])
+    if c.power.any():
+        # n cards of a power rank beat a bigger set of a rank below every power rank: that rank's
+        # chance at size s is then that of holding n cards, not s
+        below = st < c.power_floor[order][:, None]                     # (N, R)
+        for q in np.flatnonzero(c.power):
+            need = c.power_need[q, 1:]                                 # (S,) by size on top
+            ok = need > 0
+            pq = table[u[:, q][:, None], np.maximum(need, 1)[None, :], m[:, None]]
+            gain = np.where(ok[None, :], np.log1p(-np.minimum(pq, 1.0 - 1e-12)) - lq[:, q, :S], 0.0)
+            total = total + np.where(below[:, :, None], gain[:, None, :], 0.0)
     if rules.four_of_a_kind == "bomb" and S >= 4:
         total = total + lq[:, :, 3].sum(axis=1)[:, None, None]
     p = 1.0 - np.exp(total)
@@ -105,7 +124,10 @@ def _beat_chance(rules, c: PlayConsts, unseen: np.ndarray, order: np.ndarray, op
         tr = np.where(c.trump[None, :] & (unseen >= 1), st, -1).max(axis=1)
         p = np.where((tr[:, None] > st)[:, :, None], 1.0, p)
     if c.reset.any():
-        p = np.where(((unseen >= 1) & c.reset[None, :]).any(axis=1)[:, None, None], 1.0, p)
+        reset = c.reset[order]                                         # (N, R) the reset rank in force
+        n_reset = (unseen * reset).sum(axis=1)
+        p_reset = reset_weight * table[np.minimum(n_reset, table.shape[0] - 1), 1, m]
+        p = 1.0 - (1.0 - p) * (1.0 - p_reset[:, None, None])
     clears = np.zeros((R, S), dtype=bool)
     clears[c.trump] = True
     if c.eight >= 0:
@@ -131,6 +153,9 @@ class HeuristicAgent(Agent):
     near_out: int = 3
     #: score taken off a play that leaves only cards it may not finish on
     stuck_penalty: float = 300.0
+    #: how likely an opponent holding a reset card is taken to end a trick with it (a reset does not give
+    #: the lead to its player, and the heuristic itself keeps its resets to go out on)
+    reset_weight: float = 0.0
 
     def _act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         v = decode(self.rules, obs)
@@ -150,10 +175,11 @@ class HeuristicAgent(Agent):
         st = c.strength[0]
         unseen = holdings(c, np.clip(c.kind_count - v.played - v.hand, 0, None))
         opp = (v.card_counts[:, 1:] > 0).sum(axis=1)
-        safe = _beat_chance(self.rules, c, unseen, np.zeros(len(held), dtype=np.int64), opp) < self.safe_below
+        safe = _beat_chance(self.rules, c, unseen, np.zeros(len(held), dtype=np.int64), opp,
+                            self.reset_weight) < self.safe_below
         single_safe = safe[:, :, 0]
         precious = np.zeros(c.R, dtype=bool)
-        precious |= c.trump | c.joker_rank
+        precious |= c.trump | c.joker_rank | c.power | c.reset[0]
         if c.has_wild:
             precious[c.Rn] = True
         if c.eight >= 0:
@@ -177,7 +203,10 @@ class HeuristicAgent(Agent):
         revolution_rule = rules.four_of_a_kind in ("revolution", "revolution_and_reverse")
         orders = [rev, 1 - rev] if revolution_rule else [rev]
         opp = (v.card_counts[:, 1:] > 0).sum(axis=1)
-        safes = [_beat_chance(rules, c, unseen, o, opp) < self.safe_below for o in orders]
+        safes = [_beat_chance(rules, c, unseen, o, opp, self.reset_weight) < self.safe_below for o in orders]
+        # a single reset card may be played on anything (it ends the trick, the next player leads): the
+        # reset group of each order is never a loser; which rank resets may turn with the revolution
+        frees = [c.reset[o] for o in orders]
 
         # per action (r, s): what is taken, what is left
         sizes = np.arange(1, S + 1)[None, None, :]
@@ -208,7 +237,17 @@ class HeuristicAgent(Agent):
         flips = np.zeros((1, 1, S), dtype=bool)
         if revolution_rule:
             flips[..., 3:] = True
-        counted = [_losers_after(c, held, left, extra_wild, safe) for safe in safes]
+        row_flip = np.zeros((N, R, S), dtype=bool)
+        if c.flip_row:
+            # revolution_by_singles: the single that completes a row of four (eight) flips the order too
+            row_done = np.isin(v.single_row + 1, c.flip_row) & (v.top_size == 1) & (v.top_rank >= 0)
+            same_rank = np.arange(R)[None, :] == v.top_rank[:, None]
+            if c.transparent >= 0:
+                same_rank[:, c.transparent] = True
+            row_flip[:, :, 0] = row_done[:, None] & same_rank
+            flips = flips | row_flip
+        counted = [_losers_after(c, held, left, extra_wild, safe, free)
+                   for safe, free in zip(safes, frees, strict=True)]
         L_now, W_now = counted[0][0], counted[0][1]
         L_after = counted[0][2]
         flip_hurts = np.zeros((N, R, S), dtype=bool)
@@ -230,6 +269,16 @@ class HeuristicAgent(Agent):
         else:
             nobody = ~(alive_opp & ~v.passed[:, 1:]).any(axis=1)
         wins = safe_now | nobody[:, None, None]
+        if c.transparent >= 0:
+            # a transparent set of the size on top takes the top's rank: it wins as that set would
+            tr = (np.arange(R)[None, :, None] == c.transparent) & (sizes == v.top_size[:, None, None]) \
+                & (v.top_rank >= 0)[:, None, None]
+            top_safe = safe_now[ar, np.maximum(v.top_rank, 0)]                  # (N, S)
+            wins = np.where(tr, top_safe[:, None, :] | nobody[:, None, None], wins)
+        reset_play = np.zeros((N, R, S), dtype=bool)
+        if c.reset.any():
+            reset_play[:, :, 0] = c.reset[rev]
+            wins = wins & ~reset_play          # the trick ends, but the next player leads
         if rules.complete_set_clears:
             same = np.arange(R)[None, :, None] == v.top_rank[:, None, None]
             wins = wins | (same & (v.top_count[:, None, None] + sizes >= S))
@@ -248,6 +297,8 @@ class HeuristicAgent(Agent):
         lead_score = np.where(near & exact & ~is_control & single, 450.0 + st, lead_score)
         first = 50 * _forbidden_ranks(c)
         lead_score = np.where(run_out & is_control & (L_after <= 1), 900.0 - st + first, lead_score)
+        if c.reset.any():
+            lead_score = np.where(reset_play, 50.0 - st, lead_score)   # leading it gives the lead away
         if revolution_rule:
             helps = flips & exact & ~flip_hurts & (L_after < L_now[:, None, None])
             lead_score = np.where(helps, 950.0, lead_score)
@@ -264,8 +315,20 @@ class HeuristicAgent(Agent):
         f_score = np.where(brk, 400.0 - st, f_score)
         wild_play = (extra_wild > 0) & wins & (L_after <= 1)
         f_score = np.where(wild_play, 300.0 - st, f_score)
+        if c.reset.any():
+            # a reset card goes on anything: keep it to go out on (scores below a pass)
+            f_score = np.where(reset_play, 200.0 - st, f_score)
         if revolution_rule:
             f_score = np.where(flips & flip_hurts & exact, 150.0 - st, f_score)
+        if c.flip_row:
+            # completing a row of singles: judged by the losers it leaves, then by the strength of the rest
+            strs = c.strength[np.stack([rev, 1 - rev])]                           # (2, N, R) now, flipped
+            keep = (held[None] * strs).sum(axis=2)[:, :, None] - strs            # the rest's strength
+            stronger = (keep[1] > keep[0])[:, :, None]
+            same_l = counted[1][2] == counted[0][2]
+            row_helps = row_flip & ((counted[1][2] < counted[0][2]) | (same_l & stronger))
+            row_hurts = row_flip & ((counted[1][2] > counted[0][2]) | (same_l & ~stronger))
+            f_score = np.where(row_helps, 850.0, np.where(row_hurts, 150.0 - st, f_score))
         score = np.where(LD, lead_score, f_score)
         score = score - self.stuck_penalty * stuck
         score = np.where(goes_out & ~forbidden_out, 1000.0, score)
@@ -279,14 +342,19 @@ class HeuristicAgent(Agent):
 
 
 def _losers_after(c: PlayConsts, held: np.ndarray, left: np.ndarray, extra_wild: np.ndarray,
-                  safe: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Losers now (N,), controls now (N,), and losers after each action (N, R, S) under one safety table."""
+                  safe: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Losers now (N,), controls now (N,), and losers after each action (N, R, S) under one safety table.
+
+    ``free`` (R,) or (N, R): ranks whose groups are neither losers nor controls (reset cards)."""
     N, R, S, Rn = held.shape[0], c.R, c.S, c.Rn
     pad = np.concatenate([np.zeros((N, R, 1), dtype=bool), safe], axis=2)      # index by group size
+    free = np.broadcast_to(free, (N, R))
+    if free.any():
+        pad = pad | free[:, :, None]
     g_safe = np.take_along_axis(pad, np.minimum(held, S)[:, :, None], axis=2)[:, :, 0]
     g_loser = (held > 0) & ~g_safe
     L = g_loser.sum(axis=1)
-    W = ((held > 0) & g_safe).sum(axis=1)
+    W = ((held > 0) & g_safe & ~free).sum(axis=1)
     left_safe = np.take_along_axis(pad, np.minimum(left, S), axis=2)
     after = L[:, None, None] - g_loser[:, :, None] + ((left > 0) & ~left_safe)
     if c.has_wild:
