@@ -6,9 +6,14 @@ spec                   agent
 ``random``             uniform over the legal actions
 ``greedy``             weakest whole set, passes only when it cannot play
 ``heuristic``          the strong hand-written player
-``ppo:FILE``           a saved MaskablePPO zip, most likely legal action
+``ppo:FILE``           an agent file (``*.agent.safetensors``), most likely legal action
 ``ppo-sample:FILE``    the same, sampling from its masked action distribution
 =====================  ==========================================================
+
+An agent file is data: weights and JSON (:mod:`agents.agent_file`). A stable-baselines3
+zip can carry pickled Python that runs when it loads, so ``ppo:MODEL.zip`` is refused
+unless ``trust_pickle=True`` (``--trust-pickle`` on the command line), and then loads
+with a warning; ``president export-agent MODEL.zip OUT`` converts one without unpickling.
 """
 
 from __future__ import annotations
@@ -35,8 +40,10 @@ def agent_names() -> list[str]:
     return list(SCRIPTED) + [f"{p}:FILE" for p in MODEL_PREFIXES]
 
 
-def make_agent(spec: str, rules: Rules) -> Agent:
-    """Build the agent ``spec`` names for ``rules``; an unknown name raises ``ValueError`` listing the choices."""
+def make_agent(spec: str, rules: Rules, trust_pickle: bool = False) -> Agent:
+    """Build the agent ``spec`` names for ``rules``; an unknown name raises ``ValueError`` listing the choices.
+
+    ``trust_pickle`` allows ``ppo:MODEL.zip`` (a stable-baselines3 zip, which can run code when it loads)."""
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"agent spec must be a non-empty string, got {spec!r}; choices: {', '.join(agent_names())}")
     spec = spec.strip()
@@ -46,10 +53,32 @@ def make_agent(spec: str, rules: Rules) -> Agent:
         if prefix in MODEL_PREFIXES:
             if not path:
                 raise ValueError(f"agent spec {spec!r} needs a model file after the colon, e.g. ppo:models/run.zip")
-            from .sb3_policy import SB3Agent
-            return SB3Agent(path, rules, deterministic=prefix == "ppo", name=spec)
+            return _model_agent(path.strip(), rules, prefix == "ppo", spec, trust_pickle)
         raise ValueError(f"unknown agent kind {prefix!r} in {spec!r}; choices: {', '.join(agent_names())}")
     key = spec.lower()
     if key not in SCRIPTED:
         raise ValueError(f"unknown agent {spec!r}; choices: {', '.join(agent_names())}")
     return SCRIPTED[key](rules)
+
+
+def _model_agent(path: str, rules: Rules, deterministic: bool, spec: str, trust_pickle: bool) -> Agent:
+    """An agent file, or (only when trusted) a stable-baselines3 zip."""
+    import zipfile
+    from pathlib import Path
+
+    from .agent_file import AgentFileError, FileAgent
+
+    if Path(path).is_file() and zipfile.is_zipfile(path):
+        if not trust_pickle:
+            raise AgentFileError(
+                f"{path} is a stable-baselines3 zip, and loading one can run code stored in it (pickle); "
+                f"convert it with `president export-agent {path} OUT.agent.safetensors` (reads only its tensors), "
+                "or pass --trust-pickle (trust_pickle=True) if you trust where it came from")
+        import warnings
+
+        warnings.warn(f"loading {path} with pickle (--trust-pickle): a stable-baselines3 zip can run code "
+                      "from the file when it loads", UserWarning, stacklevel=3)
+        from .sb3_policy import SB3Agent
+
+        return SB3Agent(path, rules, deterministic=deterministic, name=spec)
+    return FileAgent(path, rules, deterministic=deterministic, name=spec)

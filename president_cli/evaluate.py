@@ -49,6 +49,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "order given; all: every seating (P! per deal)")
     p.add_argument("--batch-size", type=positive_int, default=20000, help="sessions stepped together (default 20000)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--trust-pickle", action="store_true",
+                   help="allow ppo:MODEL.zip (a stable-baselines3 zip can run code from the file when it loads; "
+                        "prefer an agent file: president export-agent)")
     p.set_defaults(func=cmd_evaluate)
 
 
@@ -84,12 +87,13 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     for name in names:
         if name not in built:
             try:
-                built[name] = make_agent(name, rules)
+                built[name] = make_agent(name, rules, trust_pickle=args.trust_pickle)
             except (ValueError, FileNotFoundError) as e:
                 raise UsageError(f"agent {name!r}: {e}") from None
         agent = built[name]
         # A copy that draws random numbers gets its own object (its own generator); deterministic ones share.
-        entrants.append(agent if agent.deterministic or entrants.count(agent) == 0 else make_agent(name, rules))
+        entrants.append(agent if agent.deterministic or entrants.count(agent) == 0 else make_agent(name, rules,
+                                                                                          trust_pickle=args.trust_pickle))
     if args.json is not None and args.json.parent and not args.json.parent.exists():
         raise UsageError(f"--json: folder {args.json.parent} does not exist")
     result = run_tournament(rules, entrants, args.games, seed=args.seed, rotations=args.rotations,

@@ -117,7 +117,7 @@ def parse_opponents(text: str | None, players: int) -> list[str]:
     return specs
 
 
-def build_opponents(rules: Rules, specs: Sequence[str | Agent]) -> list[Agent]:
+def build_opponents(rules: Rules, specs: Sequence[str | Agent], trust_pickle: bool = False) -> list[Agent]:
     """Agents from specs (``make_agent``); a bad spec raises :class:`UsageError` naming it."""
     out: list[Agent] = []
     for spec in specs:
@@ -125,7 +125,7 @@ def build_opponents(rules: Rules, specs: Sequence[str | Agent]) -> list[Agent]:
             out.append(spec)
             continue
         try:
-            out.append(make_agent(spec, rules))
+            out.append(make_agent(spec, rules, trust_pickle=trust_pickle))
         except (ValueError, OSError, ImportError) as e:
             raise UsageError(f"opponent {spec!r}: {e} (agents: {', '.join(agent_names())})") from None
     return out
@@ -395,6 +395,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each opponent move (default 0)")
     p.add_argument("--record", type=Path, default=None,
                    help="write the hands played to this JSON-lines file (show them with president replay)")
+    p.add_argument("--trust-pickle", action="store_true",
+                   help="allow ppo:MODEL.zip (a stable-baselines3 zip can run code from the file when it loads; "
+                        "prefer an agent file: president export-agent)")
     p.set_defaults(func=cmd_play)
 
 
@@ -406,7 +409,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.delay < 0:
         raise UsageError(f"--delay must be 0 or more seconds, got {args.delay}")
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 1_000_000)
-    specs = parse_opponents(args.opponents, rules.players)
+    specs = build_opponents(rules, parse_opponents(args.opponents, rules.players), trust_pickle=args.trust_pickle)
     result = play_session(rules, specs, human=args.seat, seed=seed, inp=sys.stdin, out=sys.stdout,
                           start_ranks="random" if args.random_ranks else None, delay=args.delay)
     if args.record is not None and result.records:

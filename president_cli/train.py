@@ -45,6 +45,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=cmd_train_all)
 
+    p = subparsers.add_parser("export-agent", help="convert a stable-baselines3 model zip to a safe agent file",
+                              description="Write the policy of a MaskablePPO/PPO zip as an agent file (safetensors "
+                                          "weights and JSON metadata: data, never code). The zip's pickled data is "
+                                          "never loaded: the weights are read with torch.load(weights_only=True).")
+    p.add_argument("model", help="the model zip (president train writes model.zip and checkpoints/step_N.zip)")
+    p.add_argument("out", help="the agent file to write (by convention NAME.agent.safetensors)")
+    p.add_argument("--preset", type=preset_name, default=None,
+                   help="the rules, when the zip has no president.json (default: the zip's)")
+    p.add_argument("--players", type=int, default=None, help="number of players with --preset")
+    p.set_defaults(func=cmd_export_agent)
+
 
 def _settings(pairs: list[str]) -> dict:
     out = {}
@@ -71,6 +82,21 @@ def cmd_train(args: argparse.Namespace) -> int:
     except (ModelError, RulesError, ValueError) as e:
         raise UsageError(str(e)) from None
     print(format_result(result))
+    return 0
+
+
+def cmd_export_agent(args: argparse.Namespace) -> int:
+    from agents.agent_file import AgentFileError, export_sb3_zip
+    from president_env.core import preset
+
+    try:
+        rules = None
+        if args.preset is not None:
+            rules = preset(args.preset, **({"players": args.players} if args.players else {}))
+        path = export_sb3_zip(args.model, args.out, rules=rules)
+    except (AgentFileError, FileNotFoundError, RulesError) as e:
+        raise UsageError(str(e)) from None
+    print(f"wrote {path}")
     return 0
 
 

@@ -15,7 +15,7 @@ from agents.arena import run_tournament  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.sb3_policy import ModelError  # noqa: E402
 from president_env.core import observation as O  # noqa: E402
-from president_env.core import preset  # noqa: E402
+from president_env.core import init, observe, preset  # noqa: E402
 from training.opponent_pool import OpponentPool  # noqa: E402
 from training.train import TrainArgs, train  # noqa: E402
 from training.vec_env import PresidentVecEnv  # noqa: E402
@@ -47,18 +47,68 @@ def test_smoke_run_saves_reloads_and_evaluates(trained) -> None:
     curve = (out / "eval.csv").read_text().splitlines()
     assert curve[0].startswith("timesteps,") and len(curve) >= 3  # at least one evaluation of both baselines
     assert json.loads((out / "final.json").read_text())["timesteps"] == result.timesteps
-    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == ["step_1024.zip", "step_2048.zip"]
-    # The saved model is an agent for the evaluate command: it plays only legal actions (the core checks).
+    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == [
+        "step_1024.agent.safetensors", "step_1024.zip", "step_2048.agent.safetensors", "step_2048.zip"]
+    # The agent file is an agent for the evaluate command: it plays only legal actions (the core checks),
+    # the same actions as the model, and says how it was made.
     rules = preset("president")
-    agent = make_agent(f"ppo:{result.model_path}", rules)
+    assert result.agent_path == out / "model.agent.safetensors"
+    agent = make_agent(f"ppo:{result.agent_path}", rules)
     res = run_tournament(rules, [agent, "greedy", "greedy", "greedy"], deals=2, seed=0, rating=False)
     assert res.entrants[0].hands > 0
+    with pytest.warns(UserWarning, match="can run code"):
+        model = make_agent(f"ppo:{result.model_path}", rules, trust_pickle=True)
+    st = init(rules, 64, seed=1, start_ranks="random")
+    obs = observe(rules, st, 0)
+    rng = np.random.default_rng(0)
+    np.testing.assert_array_equal(agent.act(obs, st.legal, rng), model.act(obs, st.legal, rng))
+    made = agent.metadata["made_by"]
+    assert made["preset"] == "president" and made["timesteps"] == result.timesteps
+    assert made["command"].startswith("president train --preset president") and made["code_version"]
 
 
 def test_resume_continues_the_step_count(trained, tmp_path) -> None:
     out, _ = trained
     result = train(_args(tmp_path, timesteps=3072, resume=str(out / "checkpoints" / "step_1024.zip"), final_deals=0))
     assert result.timesteps == 3072  # 1024 from the checkpoint + 2048 more, not 3072 more
+
+
+def test_resume_unpickles_nothing(trained, tmp_path) -> None:
+    """A checkpoint whose pickled entries carry a payload resumes without running it (they are rebuilt)."""
+    import base64
+    import pickle
+
+    out, _ = trained
+    marker = tmp_path / "ran"
+    src = out / "checkpoints" / "step_1024.zip"
+    with zipfile.ZipFile(src) as zf:
+        members = {n: zf.read(n) for n in zf.namelist()}
+    data = json.loads(members["data"])
+    payload = base64.b64encode(pickle.dumps(_Payload(marker))).decode()
+    data["lr_schedule"] = {":type:": "x", ":serialized:": payload}
+    members["data"] = json.dumps(data).encode()
+    crafted = tmp_path / "crafted.zip"
+    with zipfile.ZipFile(crafted, "w") as zf:
+        for n, raw in members.items():
+            zf.writestr(n, raw)
+    result = train(_args(tmp_path / "r", timesteps=2048, resume=str(crafted), final_deals=0))
+    assert result.timesteps == 2048 and not marker.exists()
+    data["extra_thing"] = {":type:": "x", ":serialized:": payload}
+    members["data"] = json.dumps(data).encode()
+    with zipfile.ZipFile(crafted, "w") as zf:
+        for n, raw in members.items():
+            zf.writestr(n, raw)
+    with pytest.raises(ModelError, match=r"pickled entries \['extra_thing'\]"):
+        train(_args(tmp_path / "s", timesteps=2048, resume=str(crafted), final_deals=0))
+    assert not marker.exists()
+
+
+class _Payload:
+    def __init__(self, marker: Path) -> None:
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
 
 
 def test_resume_refuses_a_model_of_other_rules_and_a_corrupt_file(trained, tmp_path) -> None:
@@ -69,8 +119,10 @@ def test_resume_refuses_a_model_of_other_rules_and_a_corrupt_file(trained, tmp_p
     bad.write_bytes(b"not a zip at all")
     with pytest.raises(ModelError, match="not a zip"):
         train(_args(tmp_path / "b", resume=str(bad)))
-    with pytest.raises(ModelError, match="other rules"):
-        make_agent(f"ppo:{out / 'model.zip'}", preset("president", players=5))
+    with pytest.raises(ValueError, match="other rules"):
+        make_agent(f"ppo:{out / 'model.agent.safetensors'}", preset("president", players=5))
+    with pytest.raises(ValueError, match="trust-pickle"):
+        make_agent(f"ppo:{out / 'model.zip'}", preset("president"))
     plain = tmp_path / "plain.zip"
     with zipfile.ZipFile(plain, "w") as zf:
         zf.writestr("data", "{}")

@@ -9,8 +9,11 @@ VecEnv, the model (new and warm-started by imitating the heuristic, see
 that takes snapshots, evaluates, saves checkpoints and keeps the time budget;
 save the final model with its rules and evaluate it.
 
-Outputs in ``--out``: ``model.zip`` (with the rules in ``president.json``, see
-:mod:`agents.sb3_policy`), ``checkpoints/step_N.zip``, ``eval.csv`` (the learning
+Outputs in ``--out``: ``model.agent.safetensors`` (the agent file: weights and JSON,
+safe to share, see :mod:`agents.agent_file`; ``ppo:FILE`` loads it), ``model.zip`` (the
+SB3 model with the rules in ``president.json``, for ``--resume``; see
+:mod:`agents.sb3_policy`), ``checkpoints/step_N.zip`` and
+``checkpoints/step_N.agent.safetensors``, ``eval.csv`` (the learning
 curve: points per hand against each baseline over training), ``final.json``
 (the final evaluation) and ``tb/`` (TensorBoard logs).
 """
@@ -28,6 +31,7 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 
+from agents.agent_file import code_version, sb3_layers, write_agent_file
 from agents.sb3_policy import ModelError, check_rules, read_metadata, save_model
 from president_env.core import Rules, preset
 from training.evaluate import Matchup, matchup
@@ -60,17 +64,41 @@ class TrainArgs:
     threads: int = 1                    # torch threads (1 is fastest for small batches on 2 cores)
     settings: dict[str, Any] = field(default_factory=dict)  # overrides of TrainSettings
 
+    def command(self) -> str:
+        """The ``president train`` command line that makes this run (written into the agent file)."""
+        parts = ["president train", f"--preset {self.preset}", f"--timesteps {self.timesteps}", f"--out {self.out}",
+                 f"--seed {self.seed}"]
+        if self.players:
+            parts.append(f"--players {self.players}")
+        if self.minutes is not None:
+            parts.append(f"--minutes {self.minutes:g}")
+        if self.resume:
+            parts.append(f"--resume {self.resume}")
+        parts += [f"--set {k}={json.dumps(v, separators=(',', ':'))}" for k, v in sorted(self.settings.items())]
+        return " ".join(parts)
+
+
+def save_agent_file(model: Any, path: Path, rules: Rules, args: TrainArgs, timesteps: int) -> Path:
+    """The policy of ``model`` as an agent file (weights-only, see :mod:`agents.agent_file`)."""
+    activation = model.policy.activation_fn.__name__.lower()
+    made_by = {"preset": rules.name, "command": args.command(), "seed": args.seed, "timesteps": int(timesteps),
+               "code_version": code_version()}
+    return write_agent_file(path, rules, sb3_layers(model.policy.state_dict()), activation=activation,
+                            made_by=made_by)
+
 
 @dataclass
 class TrainResult:
     model_path: Path
+    agent_path: Path
     curve_path: Path
     timesteps: int
     seconds: float
     final: list[Matchup]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"model_path": str(self.model_path), "curve_path": str(self.curve_path), "timesteps": self.timesteps,
+        return {"model_path": str(self.model_path), "agent_path": str(self.agent_path),
+                "curve_path": str(self.curve_path), "timesteps": self.timesteps,
                 "seconds": self.seconds, "final": [m.to_dict() for m in self.final]}
 
 
@@ -102,6 +130,8 @@ class TrainingMonitor(BaseCallback):
             self.next_eval += self.s.eval_every
         if n >= self.next_checkpoint:
             save_model(self.model, self.out / "checkpoints" / f"step_{n}", self.rules, timesteps=n)
+            save_agent_file(self.model, self.out / "checkpoints" / f"step_{n}.agent.safetensors", self.rules,
+                            self.args, n)
             self.next_checkpoint += self.args.checkpoint_every
         if self.args.minutes is not None and time.time() - self.started > 60 * self.args.minutes:
             return False
@@ -122,6 +152,42 @@ class TrainingMonitor(BaseCallback):
         return results
 
 
+def _unpickled_stand_ins(path: str, venv: PresidentVecEnv, s: TrainSettings) -> dict[str, Any]:
+    """Objects that replace every pickled entry of a checkpoint's ``data``, so resuming unpickles nothing.
+
+    stable-baselines3 stores these few entries with cloudpickle; we rebuild each from the
+    environment and the settings (tensors come through ``torch.load(weights_only=True)``). A
+    checkpoint with any other pickled entry is refused."""
+    import zipfile
+
+    from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from stable_baselines3.common.utils import FloatSchedule
+
+    stand_ins = {
+        "policy_class": MaskableActorCriticPolicy,
+        "observation_space": venv.observation_space,
+        "action_space": venv.action_space,
+        "rollout_buffer_class": MaskableRolloutBuffer,
+        "clip_range": FloatSchedule(s.clip_range),
+        "lr_schedule": FloatSchedule(s.learning_rate),
+        # the rollout state: learn() starts afresh from None (a new reset, new episode buffers)
+        "_last_obs": None, "_last_episode_starts": None, "_last_original_obs": None,
+        "ep_info_buffer": None, "ep_success_buffer": None,
+    }
+    try:
+        with zipfile.ZipFile(path) as zf:
+            data = json.loads(zf.read("data"))
+    except (zipfile.BadZipFile, KeyError, json.JSONDecodeError) as e:
+        raise ModelError(f"{path}: not a readable checkpoint ({e})") from None
+    pickled = sorted(k for k, v in data.items() if isinstance(v, dict) and ":serialized:" in v)
+    unknown = [k for k in pickled if k not in stand_ins]
+    if unknown:
+        raise ModelError(f"{path}: its data holds pickled entries {unknown} that resuming does not rebuild; "
+                         "refused (loading them could run code from the file)")
+    return {k: stand_ins[k] for k in pickled}
+
+
 def build_model(rules: Rules, s: TrainSettings, venv: PresidentVecEnv, args: TrainArgs, out: Path) -> MaskablePPO:
     """A new MaskablePPO, or the one in ``args.resume`` after checking it was trained for ``rules``."""
     if args.resume:
@@ -129,7 +195,8 @@ def build_model(rules: Rules, s: TrainSettings, venv: PresidentVecEnv, args: Tra
         if meta is None:
             raise ModelError(f"{args.resume}: no president.json in the zip: not a checkpoint of `president train`")
         check_rules(args.resume, meta, rules)
-        return MaskablePPO.load(args.resume, env=venv, device="cpu", tensorboard_log=str(out / "tb"))
+        return MaskablePPO.load(args.resume, env=venv, device="cpu", tensorboard_log=str(out / "tb"),
+                                custom_objects=_unpickled_stand_ins(args.resume, venv, s))
     return MaskablePPO(
         "MlpPolicy", venv, n_steps=s.n_steps, batch_size=s.batch_size, n_epochs=s.n_epochs,
         learning_rate=s.learning_rate, gamma=s.gamma, gae_lambda=s.gae_lambda, clip_range=s.clip_range,
@@ -169,6 +236,7 @@ def train(args: TrainArgs) -> TrainResult:
                     reset_num_timesteps=not args.resume, tb_log_name="ppo")
     model_path = save_model(model, out / "model", rules, timesteps=int(model.num_timesteps),
                             seconds=round(time.time() - started, 1))
+    agent_path = save_agent_file(model, out / "model.agent.safetensors", rules, args, int(model.num_timesteps))
 
     final: list[Matchup] = []
     if args.final_deals:
@@ -176,7 +244,8 @@ def train(args: TrainArgs) -> TrainResult:
         deals = {"heuristic": args.final_heuristic_deals or args.final_deals, "greedy": args.final_deals}
         final = [matchup(rules, learner, b, deals[b], seed=args.seed + 2, progress=args.progress)
                  for b in BASELINES]
-    result = TrainResult(model_path, monitor.curve_path, int(model.num_timesteps), time.time() - started, final)
+    result = TrainResult(model_path, agent_path, monitor.curve_path, int(model.num_timesteps),
+                         time.time() - started, final)
     (out / "final.json").write_text(json.dumps(result.to_dict(), indent=1))
     venv.close()
     return result
@@ -190,6 +259,7 @@ def format_result(result: TrainResult) -> str:
              f"{m.diff:+.3f} [{m.diff_low:+.3f}, {m.diff_high:+.3f}]", "yes" if m.wins else "no"] for m in result.final]
     head = ["opponents", "deals", "learner pts/hand", "opponents pts/hand",
             "difference [95% CI]", "beats"]
-    return (f"model: {result.model_path}  ({result.timesteps:,} steps, {result.seconds / 60:.1f} min)\n"
+    return (f"agent: {result.agent_path}  ({result.timesteps:,} steps, {result.seconds / 60:.1f} min; "
+            f"SB3 model for --resume: {result.model_path})\n"
             + tabulate(rows, headers=head))
 

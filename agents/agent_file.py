@@ -1,0 +1,328 @@
+"""Agent files that are data, never code: a policy's tensors in safetensors plus JSON metadata.
+
+An agent file (``*.agent.safetensors`` by convention) is one safetensors file. Its tensors
+are the policy network, float32, named by layer::
+
+    hidden.0.weight (H0, D)   hidden.0.bias (H0,)      first hidden layer
+    hidden.1.weight (H1, H0)  hidden.1.bias (H1,)      ...
+    action.weight   (A, Hn)   action.bias   (A,)       action logits
+
+and its header metadata holds one key, ``president-agent``, a JSON object::
+
+    {"format": "president-agent/1",
+     "rules": {...Rules.to_dict()...},
+     "observation_size": D, "n_actions": A,
+     "observation": "president_env.core.observation.observe",
+     "architecture": {"type": "mlp", "hidden": [H0, H1, ...], "activation": "tanh"},
+     "made_by": {"preset": ..., "command": ..., "seed": ..., "timesteps": ..., "code_version": ...}}
+
+The logits are ``action(act(hidden.n(... act(hidden.0(obs)))))`` on the flat observation of
+:func:`president_env.core.observe`; illegal actions are masked out before choosing.
+
+Reading a file parses the safetensors header (JSON) and copies the tensor bytes: nothing
+is unpickled, imported or evaluated, and torch is not needed. Every check names the file:
+it exists, it is a complete safetensors file, the metadata is this format, the rules are the
+game's, the sizes fit the rules, and the tensors have the shapes the architecture implies.
+
+:func:`export_sb3_zip` converts a stable-baselines3 ``MaskablePPO``/``PPO`` zip without
+unpickling its ``data`` member: the weights come from ``policy.pth`` through
+``torch.load(weights_only=True)`` (a restricted reader of tensors), the rules from its
+``president.json``, and the activation from the class name SB3 writes in plain text.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from president_env.core import Rules, RulesError, n_actions
+from president_env.core import observation as O
+
+from .base import Agent
+
+FORMAT = "president-agent/1"
+META_KEY = "president-agent"
+SUFFIX = ".agent.safetensors"
+ACTIVATIONS = {
+    "tanh": np.tanh,
+    "relu": lambda x: np.maximum(x, 0.0),
+}
+_SB3_ACTIVATIONS = {"Tanh": "tanh", "ReLU": "relu"}
+
+
+class AgentFileError(ValueError):
+    """An agent file that cannot be used: missing, truncated, not this format, or made for other rules."""
+
+
+# --------------------------------------------------------------------------- writing
+def code_version() -> str:
+    """The package version and, when run from a git checkout, the commit (``0.1.0+abc1234``)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        v = version("president")
+    except PackageNotFoundError:  # pragma: no cover - run from a source tree without install
+        v = "0+unknown"
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=5,
+                                cwd=Path(__file__).resolve().parent).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    return f"{v}+{commit}" if commit else v
+
+
+def agent_metadata(rules: Rules, hidden: list[int], activation: str, made_by: dict[str, Any]) -> dict[str, Any]:
+    """The metadata object of an agent file for a policy trained under ``rules``."""
+    return {
+        "format": FORMAT,
+        "rules": rules.to_dict(),
+        "observation_size": O.size(rules),
+        "n_actions": n_actions(rules),
+        "observation": "president_env.core.observation.observe",
+        "architecture": {"type": "mlp", "hidden": [int(h) for h in hidden], "activation": activation},
+        "made_by": made_by,
+    }
+
+
+def write_agent_file(path: str | os.PathLike, rules: Rules, layers: list[tuple[np.ndarray, np.ndarray]],
+                     activation: str = "tanh", made_by: dict[str, Any] | None = None) -> Path:
+    """Write an agent file: ``layers`` are (weight (out, in), bias (out,)) pairs, the last one the action layer."""
+    from safetensors.numpy import save_file
+
+    if activation not in ACTIVATIONS:
+        raise AgentFileError(f"activation {activation!r} is not one of {sorted(ACTIVATIONS)}")
+    if len(layers) < 1:
+        raise AgentFileError("an agent needs at least the action layer")
+    tensors: dict[str, np.ndarray] = {}
+    for i, (w, b) in enumerate(layers):
+        name = "action" if i == len(layers) - 1 else f"hidden.{i}"
+        tensors[f"{name}.weight"] = np.ascontiguousarray(w, dtype=np.float32)
+        tensors[f"{name}.bias"] = np.ascontiguousarray(b, dtype=np.float32)
+    hidden = [int(w.shape[0]) for w, _ in layers[:-1]]
+    meta = agent_metadata(rules, hidden, activation, dict(made_by or {}))
+    _check_shapes(Path(path), meta, {k: v.shape for k, v in tensors.items()})
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_file(tensors, str(path), metadata={META_KEY: json.dumps(meta, sort_keys=True)})
+    return path
+
+
+# --------------------------------------------------------------------------- reading
+def _read_header(path: Path) -> tuple[dict[str, Any], int]:
+    """The safetensors header of ``path`` (a JSON object) and the size of its data section."""
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        head = f.read(8)
+        if len(head) < 8:
+            raise AgentFileError(f"{path}: not an agent file (too short to be safetensors: {size} bytes)")
+        n = int.from_bytes(head, "little")
+        if n <= 0 or n > min(size - 8, 100_000_000):
+            raise AgentFileError(f"{path}: not an agent file (a safetensors header of {n} bytes in a file of "
+                                 f"{size}: not safetensors, or truncated)")
+        raw = f.read(n)
+    try:
+        header = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise AgentFileError(f"{path}: not an agent file (its safetensors header is not JSON: {e})") from None
+    if not isinstance(header, dict):
+        raise AgentFileError(f"{path}: not an agent file (its safetensors header is not a JSON object)")
+    return header, size - 8 - n
+
+
+def read_agent_file(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """(metadata, tensors) of an agent file, checked for format, completeness and shapes (not the rules)."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"agent file {str(path)!r} not found")
+    header, data_size = _read_header(path)
+    meta_raw = (header.get("__metadata__") or {}).get(META_KEY)
+    if meta_raw is None:
+        raise AgentFileError(f"{path}: a safetensors file without {META_KEY!r} metadata: not a president agent file")
+    try:
+        meta = json.loads(meta_raw)
+    except json.JSONDecodeError as e:
+        raise AgentFileError(f"{path}: its {META_KEY} metadata is not JSON ({e})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise AgentFileError(f"{path}: metadata format {meta.get('format') if isinstance(meta, dict) else meta!r}, "
+                             f"expected {FORMAT!r}")
+    for key in ("rules", "observation_size", "n_actions", "architecture"):
+        if key not in meta:
+            raise AgentFileError(f"{path}: metadata lacks {key!r}")
+    ends = [int(v["data_offsets"][1]) for k, v in header.items() if k != "__metadata__" and isinstance(v, dict)
+            and "data_offsets" in v]
+    if max(ends, default=0) > data_size:
+        raise AgentFileError(f"{path}: truncated: its tensors need {max(ends)} bytes of data, the file has {data_size}")
+    from safetensors import SafetensorError
+    from safetensors.numpy import load_file
+
+    try:
+        tensors = load_file(str(path))
+    except (SafetensorError, OSError, ValueError) as e:
+        raise AgentFileError(f"{path}: its tensors cannot be read ({e})") from None
+    _check_shapes(path, meta, {k: v.shape for k, v in tensors.items()})
+    return meta, tensors
+
+
+def _check_shapes(path: Path, meta: dict[str, Any], shapes: dict[str, tuple[int, ...]]) -> None:
+    arch = meta["architecture"]
+    if not isinstance(arch, dict) or arch.get("type") != "mlp":
+        raise AgentFileError(f"{path}: architecture {arch!r} is not supported (only type 'mlp')")
+    if arch.get("activation") not in ACTIVATIONS:
+        raise AgentFileError(f"{path}: activation {arch.get('activation')!r} is not one of {sorted(ACTIVATIONS)}")
+    hidden = arch.get("hidden")
+    if not isinstance(hidden, list) or not all(isinstance(h, int) and h > 0 for h in hidden):
+        raise AgentFileError(f"{path}: architecture hidden sizes {hidden!r} must be a list of positive integers")
+    dims = [int(meta["observation_size"]), *hidden, int(meta["n_actions"])]
+    names = [f"hidden.{i}" for i in range(len(hidden))] + ["action"]
+    want = {}
+    for name, (i, o) in zip(names, zip(dims[:-1], dims[1:], strict=True), strict=True):
+        want[f"{name}.weight"] = (o, i)
+        want[f"{name}.bias"] = (o,)
+    if set(shapes) != set(want):
+        raise AgentFileError(f"{path}: tensors {sorted(shapes)} do not match the architecture, "
+                             f"which needs {sorted(want)}")
+    for k, shape in want.items():
+        if tuple(shapes[k]) != shape:
+            raise AgentFileError(f"{path}: tensor {k} has shape {tuple(shapes[k])}, the metadata "
+                                 f"(observation {dims[0]}, hidden {hidden}, actions {dims[-1]}) needs {shape}")
+
+
+def check_rules(path: str | os.PathLike, meta: dict[str, Any], rules: Rules) -> None:
+    """Raise :class:`AgentFileError` if the file was made for other rules (naming the options that differ)."""
+    try:
+        trained = Rules.from_dict(meta["rules"])
+    except (RulesError, TypeError) as e:
+        raise AgentFileError(f"{path}: the rules stored in the agent file are not valid ({e})") from None
+    if trained != rules:
+        mine, theirs = rules.to_dict(), trained.to_dict()
+        diff = [f"{k}: file {theirs[k]!r}, game {mine[k]!r}" for k in mine if k != "name" and mine[k] != theirs[k]]
+        raise AgentFileError(f"{path} was made for other rules (preset {trained.name!r}) than this game "
+                             f"(preset {rules.name!r}); differing options: {'; '.join(diff)}")
+    if int(meta["observation_size"]) != O.size(rules) or int(meta["n_actions"]) != n_actions(rules):
+        raise AgentFileError(f"{path}: sizes (observation {meta['observation_size']}, actions {meta['n_actions']}) "
+                             f"differ from these rules' ({O.size(rules)}, {n_actions(rules)})")
+
+
+# --------------------------------------------------------------------------- the agent
+class FileAgent(Agent):
+    """A policy network read from an agent file, run in NumPy; illegal actions are never chosen."""
+
+    name = "ppo"
+
+    def __init__(self, path: str | os.PathLike, rules: Rules, deterministic: bool = True,
+                 name: str | None = None) -> None:
+        super().__init__(rules)
+        self.path = Path(path)
+        self.deterministic = deterministic
+        if name:
+            self.name = name
+        self.metadata, tensors = read_agent_file(self.path)
+        check_rules(self.path, self.metadata, rules)
+        n = len(self.metadata["architecture"]["hidden"])
+        self.layers = [(tensors[f"hidden.{i}.weight"], tensors[f"hidden.{i}.bias"]) for i in range(n)]
+        self.layers.append((tensors["action.weight"], tensors["action.bias"]))
+        self._act_fn = ACTIVATIONS[self.metadata["architecture"]["activation"]]
+
+    def logits(self, obs: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """(N, A) action logits (before masking), float32 as the network computes them."""
+        x = np.asarray(obs, dtype=np.float32)
+        for w, b in self.layers[:-1]:
+            x = self._act_fn(x @ w.T + b)
+        w, b = self.layers[-1]
+        return x @ w.T + b
+
+    def _act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        z = self.logits(obs).astype(np.float64)
+        if not self.deterministic:
+            z = z + rng.gumbel(size=z.shape)
+        z[~mask] = -np.inf
+        return np.argmax(z, axis=1)
+
+
+# --------------------------------------------------------------------------- export
+def sb3_layers(state_dict: dict[str, Any]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The policy layers of an SB3 ``MlpPolicy`` state dict: ``mlp_extractor.policy_net.*`` then ``action_net``."""
+    pattern = re.compile(r"mlp_extractor\.policy_net\.(\d+)\.weight$")
+    idx = sorted({int(m.group(1)) for k in state_dict if (m := pattern.match(k))})
+    layers = []
+    for i in idx:
+        layers.append((_np(state_dict[f"mlp_extractor.policy_net.{i}.weight"]),
+                       _np(state_dict[f"mlp_extractor.policy_net.{i}.bias"])))
+    if "action_net.weight" not in state_dict:
+        raise AgentFileError("the policy has no action_net: not a stable-baselines3 actor-critic MLP policy")
+    layers.append((_np(state_dict["action_net.weight"]), _np(state_dict["action_net.bias"])))
+    return layers
+
+
+def _np(t: Any) -> np.ndarray:
+    return t.detach().cpu().numpy() if hasattr(t, "detach") else np.asarray(t)
+
+
+def _sb3_activation(path: Path, data_json: dict[str, Any]) -> str:
+    """The activation of an SB3 policy from the plain-text class name in its ``data`` (never unpickled)."""
+    kwargs = data_json.get("policy_kwargs") or {}
+    if isinstance(kwargs, dict) and ":serialized:" in kwargs:
+        text = str(kwargs.get(":type:", "")) + " " + str(kwargs)
+    else:
+        text = json.dumps(kwargs.get("activation_fn", "")) if isinstance(kwargs, dict) else ""
+    found = [name for cls, name in _SB3_ACTIVATIONS.items() if re.search(rf"\b{cls}\b", text)]
+    if "activation_fn" not in text:
+        return "tanh"  # SB3's default for PPO and MaskablePPO
+    if len(found) != 1:
+        raise AgentFileError(f"{path}: cannot tell the policy's activation from its data ({text[:120]!r})")
+    return found[0]
+
+
+def export_sb3_zip(zip_path: str | os.PathLike, out: str | os.PathLike, rules: Rules | None = None,
+                   made_by: dict[str, Any] | None = None) -> Path:
+    """Convert an SB3 model zip to an agent file without unpickling anything; return the written path.
+
+    ``rules`` defaults to the zip's ``president.json``. ``made_by`` adds to (and wins over) the
+    provenance read from it.
+    """
+    import torch
+
+    zip_path = Path(zip_path)
+    if not zip_path.is_file():
+        raise FileNotFoundError(f"model file {str(zip_path)!r} not found")
+    try:
+        with zipfile.ZipFile(zip_path) as zf:
+            names = zf.namelist()
+            if "policy.pth" not in names:
+                raise AgentFileError(f"{zip_path}: no policy.pth member: not a stable-baselines3 model zip")
+            policy_raw = zf.read("policy.pth")
+            data_json = json.loads(zf.read("data")) if "data" in names else {}
+            meta = json.loads(zf.read("president.json")) if "president.json" in names else None
+    except zipfile.BadZipFile as e:
+        raise AgentFileError(f"{zip_path}: not a readable zip ({e})") from None
+    except json.JSONDecodeError as e:
+        raise AgentFileError(f"{zip_path}: a JSON member is corrupt ({e})") from None
+    if rules is None:
+        if meta is None or "rules" not in meta:
+            raise AgentFileError(f"{zip_path}: no president.json with the rules; give the rules (--preset)")
+        try:
+            rules = Rules.from_dict(meta["rules"])
+        except (RulesError, TypeError) as e:
+            raise AgentFileError(f"{zip_path}: the rules in president.json are not valid ({e})") from None
+    import io
+
+    try:
+        state = torch.load(io.BytesIO(policy_raw), map_location="cpu", weights_only=True)
+    except Exception as e:  # noqa: BLE001 - the restricted reader refuses anything but tensors
+        raise AgentFileError(f"{zip_path}: policy.pth holds more than tensors, refused ({type(e).__name__}: "
+                             f"{str(e)[:200]})") from None
+    layers = sb3_layers(state)
+    provenance = {k: meta[k] for k in ("timesteps", "preset", "command", "seed", "code_version")
+                  if meta and k in meta}
+    provenance.setdefault("preset", rules.name)
+    provenance["exported_from"] = zip_path.name
+    provenance.update(made_by or {})
+    provenance.setdefault("code_version", code_version())
+    return write_agent_file(out, rules, layers, activation=_sb3_activation(zip_path, data_json), made_by=provenance)
