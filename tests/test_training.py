@@ -14,8 +14,8 @@ pytest.importorskip("sb3_contrib")
 from agents.arena import run_tournament  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.sb3_policy import ModelError  # noqa: E402
-from president_env.core import observation as O  # noqa: E402
 from president_env.core import init, observe, preset  # noqa: E402
+from president_env.core import observation as O  # noqa: E402
 from training.opponent_pool import OpponentPool  # noqa: E402
 from training.train import TrainArgs, train  # noqa: E402
 from training.vec_env import PresidentVecEnv  # noqa: E402
