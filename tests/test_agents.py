@@ -7,7 +7,7 @@ import zipfile
 
 import numpy as np
 import pytest
-from helpers import game, move_name, play
+from helpers import game, hand, move_name, play
 
 from agents.base import Agent, decode
 from agents.greedy import GreedyAgent
@@ -82,6 +82,13 @@ def test_baselines_play_legally_with_other_table_sizes(players: int) -> None:
      "forbidden_finish": {"3", "JK"}, "pass_rule": "single_round"},
     {"decks": 2, "players": 6, "jokers": 1, "four_of_a_kind": "bomb", "complete_set_clears": True},
     {"president_must_win": True, "compulsory_beat": True, "pass_rule": "locks_out"},
+    # the options of section 5 and 6 added with sofia, threes_high, hamish_allan, expose_hands and merchants
+    {"decks": 2, "players": 8, "jokers": 1, "power_ranks": {"2": [2, 3, 4], "J": [3, 4], "JK": [4]},
+     "merchant_trade": True, "exchange": [1]},
+    {"four_of_a_kind": "revolution_and_reverse", "equal_rank_beats": True, "revolution_by_singles": True,
+     "reset_ranks": {"2"}, "revolution_reset_rank": "3", "decks": 2, "players": 6, "hand_assignment": "expose"},
+    {"players": 5, "power_ranks": {"A": [2]}, "transparent_rank": "3", "four_of_a_kind": "revolution",
+     "revolution_reset_rank": "K", "compulsory_beat": True, "pass_rule": "locks_out"},
 ])
 def test_baselines_play_legally_under_custom_rules(options: dict) -> None:
     rules = Rules(hands_per_session=3, **options)
@@ -135,6 +142,46 @@ def test_decode_reads_back_what_the_observer_sees() -> None:
     assert (v.card_counts[:, 0] == st.n_cards[ar, seat]).all()
     assert v.my_turn.all()
     assert (v.leading == (st.top_rank < 0)).all()
+
+
+@pytest.mark.parametrize("name", ["hamish_allan", "expose_hands", "merchants"])
+def test_decode_reads_the_pieces_only_some_rules_have(name: str) -> None:
+    rules = preset(name)
+    st = init(rules, 24, seed=4, start_ranks="random")
+    agent = RandomAgent(rules)
+    rng = np.random.default_rng(2)
+    seen_trading = seen_row = seen_exposed = False
+    for _ in range(60):
+        cur = current_player(st)
+        v = decode(rules, observe(rules, st, cur))
+        seat = st.current.astype(np.int64)
+        ar = np.arange(24)
+        assert (v.single_row == (st.single_row if rules.revolution_by_singles else 0)).all()
+        if rules.merchant_trade:
+            from president_env.core.engine import _consts
+            kinds = _consts(rules).ex_kind
+            step = np.minimum(st.exch_step.astype(np.int64), len(kinds) - 1)
+            assert (v.trading == ((st.phase == 0) & (kinds[step] > 0))).all()
+            pick = st.trade_pick[ar, seat].astype(np.int64)
+            expect = np.zeros_like(v.trade_pick)
+            expect[ar[pick >= 0], tables(rules).card_kind[pick[pick >= 0]]] = 1
+            assert (v.trade_pick == expect).all()
+            seen_trading |= bool(v.trading.any())
+        else:
+            assert not v.trading.any() and not v.trade_pick.any()
+        if rules.hand_assignment == "expose":
+            rel = (seat[:, None] + np.arange(rules.players)[None, :]) % rules.players
+            shown = np.take_along_axis(st.exposed.astype(np.int64), rel, axis=1)
+            kind = np.where(shown >= 0, tables(rules).card_kind[np.maximum(shown, 0)], -1)
+            assert (v.exposed == kind).all()
+            seen_exposed |= bool((v.exposed >= 0).any())
+        else:
+            assert (v.exposed == -1).all()
+        seen_row |= bool((v.single_row > 0).any())
+        step_inplace(rules, st, _act(rules, agent, st, rng))
+    assert seen_trading or not rules.merchant_trade
+    assert seen_exposed or rules.hand_assignment != "expose"
+    assert seen_row or not rules.revolution_by_singles
 
 
 # --------------------------------------------------------------------------- random
@@ -246,6 +293,104 @@ def test_heuristic_gives_back_a_lone_low_card_not_a_control() -> None:
     st = game(rules, ["2C 6C 7C", "3C 3D 4C AC 2D", "8C 9C", "TC JC"], rest_to=3, start_ranks=[3, 0, 1, 2])
     assert st.phase[0] == 0 and int(current_player(st)[0]) == 1
     assert move_name(rules, int(_act(rules, HeuristicAgent(rules), st)[0])) == "4"
+
+
+def test_beat_chance_counts_the_opponents_power_plays() -> None:
+    from agents._plays import play_consts
+    from agents.heuristic import _beat_chance
+    # sofia: 2: [2, 3, 4], J: [3, 4], JK: [4]; the play ranks are 3 .. T Q K A 2 J JK
+    for power in (True, False):
+        rules = preset("sofia") if power else preset("sofia", power_ranks=())
+        c = play_consts(rules)
+        names = tables(rules).play_ranks
+        unseen = np.zeros((1, c.R), dtype=np.int64)
+        unseen[0, names.index("3")] = 4
+        unseen[0, names.index("2")] = 1        # one two nobody has shown: no pair above the aces can be made
+        p = _beat_chance(rules, c, unseen, np.zeros(1, dtype=np.int64), np.array([3]))[0]
+        ace, two = names.index("A"), names.index("2")
+        # its holder beats a pair of aces with it (a three needs two twos, a four three)
+        assert p[ace, 1:] == pytest.approx([1.0, 0.0, 0.0] if power else [0.0, 0.0, 0.0])
+        assert p[ace, 0] == pytest.approx(1.0)            # a single ace: a higher single, by the normal rules
+        assert p[two, 1] == pytest.approx(0.0)            # a pair of twos: power beats only ranks below the twos
+        unseen[0, names.index("2")] = 0
+        unseen[0, names.index("J")] = 1                   # one jack: a single jack beats a pair or three, not four
+        p = _beat_chance(rules, c, unseen, np.zeros(1, dtype=np.int64), np.array([3]))[0]
+        assert p[ace, 1:] == pytest.approx([1.0, 1.0, 0.0] if power else [0.0, 0.0, 0.0])
+
+
+def test_heuristic_takes_a_trick_of_pairs_with_one_power_two() -> None:
+    # sofia: a single two beats a pair of aces. Player 1 holds every jack and both jokers, so nothing can
+    # beat its two: it wins the trick with one card, keeps its jacks and jokers whole, and leads next.
+    rules = preset("sofia", first_lead="dealer_left")
+    st = game(rules, ["AC AD 3C 4C", "2C JC JD JH JS JK JK 5C", "3D 4D", "3H 4H"], rest_to=2, dealer=3)
+    st = play(rules, st, (0, "Ax2"))
+    agent = HeuristicAgent(rules)
+    assert move_name(rules, int(_act(rules, agent, st)[0])) == "2"
+    st = play(rules, st, (1, "2"), (2, "pass"), (3, "pass"), (0, "pass"))
+    assert int(current_player(st)[0]) == 1 and st.top_rank[0] < 0
+
+
+def test_heuristic_knows_the_reset_rank_of_the_order_in_force() -> None:
+    # hamish_allan: a single two resets the trick; under a revolution the ace does instead, and the two
+    # is the weakest card. Leading a reset card hands the lead to the next player, so it keeps it.
+    rules = preset("hamish_allan", first_lead="dealer_left")
+    st = game(rules, ["6C 6D 6H 6S 2C 2D AC 9C 9D", "3C 4C", "3D 4D", "3H 4H"], rest_to=2, dealer=3)
+    agent = HeuristicAgent(rules)
+    # normal order: the twos reset, the ace and the nines are its losers: the weaker goes first
+    assert move_name(rules, int(_act(rules, agent, st)[0])) == "9x2"
+    # the four sixes start a revolution (and reverse the direction); it leads again
+    st = play(rules, st, (0, "6x4"), (3, "pass"), (2, "pass"), (1, "pass"))
+    assert st.revolution[0] and int(current_player(st)[0]) == 0
+    # now the ace resets (kept), and the pair of twos is its weakest loser
+    assert move_name(rules, int(_act(rules, agent, st)[0])) == "2x2"
+
+
+def test_heuristic_keeps_a_reset_card_to_go_out_on() -> None:
+    rules = preset("hamish_allan", first_lead="dealer_left")
+    st = game(rules, ["KC 3C", "2C 5C 5D", "3D 4D", "3H 4H"], rest_to=2, dealer=3)
+    st = play(rules, st, (0, "K"))
+    agent = HeuristicAgent(rules)
+    # the two may go on the king (a reset), but then the next player leads and it still holds its fives
+    assert "2" in {move_name(rules, a) for a in np.flatnonzero(st.legal[0])}
+    assert move_name(rules, int(_act(rules, agent, st)[0])) == "pass"
+    # with the two as its last card it goes out on anything
+    st = game(rules, ["KC 3C", "2C", "3D 4D", "3H 4H 5C 5D"], rest_to=2, dealer=3)
+    st = play(rules, st, (0, "K"))
+    assert move_name(rules, int(_act(rules, agent, st)[0])) == "2"
+
+
+@pytest.mark.parametrize("cards,move", [
+    ("4C 4D 5C 5D 6C", "7"),        # a revolution makes its low pairs strong: complete the row
+    ("2C 2D AC AD KC KD", "pass"),  # a revolution would make its high pairs weak: keep the seven
+])
+def test_heuristic_judges_a_row_of_singles_that_flips_the_order(cards: str, move: str) -> None:
+    # hamish_allan: the fourth single seven in a row starts a revolution
+    rules = preset("hamish_allan", first_lead="dealer_left")
+    st = game(rules, ["7C", "7D", "7H", "7S " + cards], rest_to=0, dealer=3)
+    st = play(rules, st, (0, "7"), (1, "7"), (2, "7"))
+    assert st.single_row[0] == 3
+    assert move_name(rules, int(_act(rules, HeuristicAgent(rules), st)[0])) == move
+
+
+def test_merchant_trade_gives_the_least_useful_card() -> None:
+    # merchants (6 players, exchange [2, 1]): after the give-backs the players ranked 2 and 3 each give one
+    # card of their choice. The heuristic gives a lone low card, not one out of a pair; greedy its weakest.
+    rules = preset("merchants")
+    hands = ["", "", "4C 4D 6C 9C 9D 9H KC KD 2C", "3C 5C 5D 8C 8D TC QC QD AC", "", ""]
+    st = game(rules, hands, rest_to="spread", start_ranks=[0, 1, 2, 3, 4, 5])
+    agent = HeuristicAgent(rules)
+    while int(current_player(st)[0]) not in (2, 3):       # the President's and Vice-President's give-backs
+        assert st.phase[0] == 0 and not decode(rules, observe(rules, st, current_player(st))).trading[0]
+        st = play(rules, st, move_name(rules, int(_act(rules, agent, st)[0])))
+    assert decode(rules, observe(rules, st, 2)).trading[0]
+    assert move_name(rules, int(_act(rules, agent, st)[0])) == "6"
+    assert move_name(rules, int(_act(rules, GreedyAgent(rules), st)[0])) == "4"
+    st = play(rules, st, (2, "6"))
+    assert move_name(rules, int(_act(rules, agent, st)[0])) == "3"
+    st = play(rules, st, (3, "3"))
+    assert st.phase[0] == 1
+    assert "3C" in hand(rules, st, 2) and "6C" not in hand(rules, st, 2)
+    assert "6C" in hand(rules, st, 3) and "3C" not in hand(rules, st, 3)
 
 
 def test_heuristic_beats_greedy_and_greedy_beats_random() -> None:
