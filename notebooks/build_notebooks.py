@@ -375,11 +375,12 @@ for m in result.final:
           f"{m.diff:+10.3f} [{m.diff_low:+.3f}, {m.diff_high:+.3f}] {'yes' if m.wins else 'no'}")'''),
     new_markdown_cell("""## The model as an agent
 
-A saved model is an agent like any other (`ppo:FILE`): here one seat each for
-the model, `heuristic`, `greedy` and `random`. The same spec works for
+A trained agent is an agent like any other (`ppo:FILE`, with the agent file
+`model.agent.safetensors` that `train` writes: weights and JSON, safe to share):
+here one seat each for the model, `heuristic`, `greedy` and `random`. The same spec works for
 `president play --opponents ppo:FILE` and the tournament commands."""),
     new_code_cell('''rules = preset(PRESET, players=PLAYERS)
-entrants = [f"ppo:{result.model_path}", "heuristic", "greedy", "random"]
+entrants = [f"ppo:{result.agent_path}", "heuristic", "greedy", "random"]
 res = run_tournament(rules, entrants, deals=FINAL_DEALS, seed=SEED + 3)
 labels = ["ppo (trained)" if a.startswith("ppo:") else a for a in res.names]
 print(f"{res.deals} deals, {res.sessions} sessions, {res.hands} hands")
