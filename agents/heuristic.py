@@ -7,7 +7,9 @@ How it thinks (NumPy over the whole batch; it reads only its observation):
   chance that some opponent can beat it, taking each unseen card to be with any
   opponent still holding cards: a higher rank of that size (wild cards counted),
   and, as the variant says, a bigger set (``bigger_beats_any``), the same rank
-  (``equal_rank_beats``), a trump, a bomb or a reset card. A set is *safe* when
+  (``equal_rank_beats``), a transparent set of its size, a trump, a bomb, or a
+  power play (``power_ranks``: n power cards against a bigger set of a rank below
+  every power rank, so only n of them need be in one hand). A set is *safe* when
   that chance is under 25%, or when it ends the trick at once with the player to
   lead again (trumps, bombs, eights under ``eight_cut``, a completed set under
   ``complete_set_clears``). Under ``locks_out`` and ``single_round`` a play also
@@ -26,13 +28,21 @@ How it thinks (NumPy over the whole batch; it reads only its observation):
   that wins the trick without leaving it more losers.
 * **Knowing the variant.** A play of four under ``revolution`` is judged with the
   rank order turned around: played when the reversed order leaves it fewer
-  losers, kept otherwise. Under ``forbidden_finish`` it never goes out on a
+  losers, kept otherwise; under ``revolution_by_singles`` so is the single that
+  completes a row (losers first, then the strength of the cards it keeps). A power
+  or transparent play wins the trick when the set it leaves on top is safe. Reset
+  cards are those of the order in force (``revolution_reset_rank`` under a
+  revolution): never losers nor controls, since a single one goes on anything; it
+  keeps them to go out on rather than lead one or spend one on a trick (the next
+  player would lead), and an opponent's reset does not count against its sets.
+  Under ``forbidden_finish`` it never goes out on a
   forbidden card while anything else is legal, avoids plays that would leave it
   only forbidden cards, and leads those first when running out. ``compulsory_beat``
   takes away its passes, so it then plays its cheapest legal set.
 * **Exchange.** It gives back its least useful cards: the weakest single cards
   first, then cards from triples, then from pairs; never a control, joker, wild
-  card, trump or eight (``eight_cut``) while anything else is left.
+  card, trump, power or reset card or eight (``eight_cut``) while anything else is
+  left. A merchant's trade (``merchant_trade``) gives its least useful card the same way.
 """
 
 from __future__ import annotations
