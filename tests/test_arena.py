@@ -106,6 +106,18 @@ def test_batch_size_splits_deals_without_changing_deterministic_play() -> None:
     assert (a.per_deal_points == b.per_deal_points).all()
 
 
+@pytest.mark.parametrize("name", ["sofia", "threes_high", "hamish_allan", "expose_hands", "merchants"])
+def test_tournament_on_the_new_presets_counts_every_seat_and_repeats(name: str) -> None:
+    # whole hands with exchanges (and the merchants' trades), every entrant in every seat of every deal
+    rules = preset(name)
+    entrants = ["heuristic", "greedy"] + ["random"] * (rules.players - 2)
+    a = run_tournament(rules, entrants, deals=3, seed=4, hands_per_session=2, rating=False)
+    b = run_tournament(rules, entrants, deals=3, seed=4, hands_per_session=2, rating=False)
+    assert (a.seat_counts == 3).all()
+    assert a.sessions == 3 * rules.players and a.hands == 2 * a.sessions
+    assert (a.per_deal_points == b.per_deal_points).all() and a.decisions == b.decisions
+
+
 # --------------------------------------------------------------------------- intervals
 def test_two_copies_of_one_agent_come_out_level_within_their_intervals() -> None:
     rules = preset("president")
