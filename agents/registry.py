@@ -8,6 +8,7 @@ spec                   agent
 ``heuristic``          the strong hand-written player
 ``ppo:FILE``           an agent file (``*.agent.safetensors``), most likely legal action
 ``ppo-sample:FILE``    the same, sampling from its masked action distribution
+``zoo:NAME``           the zoo's trained agent for preset NAME (``president zoo``)
 =====================  ==========================================================
 
 An agent file is data: weights and JSON (:mod:`agents.agent_file`). A stable-baselines3
@@ -33,11 +34,12 @@ SCRIPTED: dict[str, Callable[[Rules], Agent]] = {
     "heuristic": HeuristicAgent,
 }
 MODEL_PREFIXES = ("ppo", "ppo-sample")
+ZOO_PREFIX = "zoo"
 
 
 def agent_names() -> list[str]:
     """The names :func:`make_agent` understands (model specs take a file after the colon)."""
-    return list(SCRIPTED) + [f"{p}:FILE" for p in MODEL_PREFIXES]
+    return list(SCRIPTED) + [f"{p}:FILE" for p in MODEL_PREFIXES] + [f"{ZOO_PREFIX}:NAME"]
 
 
 def make_agent(spec: str, rules: Rules, trust_pickle: bool = False) -> Agent:
@@ -54,6 +56,11 @@ def make_agent(spec: str, rules: Rules, trust_pickle: bool = False) -> Agent:
             if not path:
                 raise ValueError(f"agent spec {spec!r} needs a model file after the colon, e.g. ppo:models/run.zip")
             return _model_agent(path.strip(), rules, prefix == "ppo", spec, trust_pickle)
+        if prefix == ZOO_PREFIX:
+            from .agent_file import FileAgent
+            from .zoo import zoo_path
+
+            return FileAgent(zoo_path(path), rules, deterministic=True, name=spec)
         raise ValueError(f"unknown agent kind {prefix!r} in {spec!r}; choices: {', '.join(agent_names())}")
     key = spec.lower()
     if key not in SCRIPTED:

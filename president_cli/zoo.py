@@ -1,0 +1,123 @@
+"""``president zoo`` (the zoo's agents and their results) and ``president zoo-add`` (measure and add one).
+
+``president zoo [--markdown]`` prints the table of :mod:`agents.zoo` (``--markdown``: the
+table of ``docs/zoo.md``). ``president zoo-add --preset NAME --agent FILE --deals 2000``
+plays the agent against three copies of the heuristic and of greedy over duplicate deals,
+refuses it unless it beats both with a 95% interval above zero, then copies the file into
+the zoo and writes its row (the training command and budget given, the evaluation command).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from president_cli.core_commands import UsageError, positive_int, preset_name
+
+MAX_BYTES = 1_000_000
+MIN_DEALS = 2000
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``zoo`` and ``zoo-add``."""
+    p = subparsers.add_parser("zoo", help="the zoo of trained agents (zoo:NAME) and their results",
+                              description="List the trained agents shipped with the package, one per preset, "
+                                          "with their results against the heuristic and greedy.")
+    p.add_argument("--markdown", action="store_true", help="print the table of docs/zoo.md")
+    p.set_defaults(func=cmd_zoo)
+    p = subparsers.add_parser("zoo-add", help="measure an agent file and add it to the zoo",
+                              description="Play the agent against three copies (players - 1) of the heuristic "
+                                          "and of greedy; add it to agents/zoo only if it beats both with a 95% "
+                                          "interval above zero.")
+    p.add_argument("--preset", type=preset_name, required=True)
+    p.add_argument("--agent", type=Path, required=True, help="the agent file (*.agent.safetensors)")
+    p.add_argument("--deals", type=positive_int, default=MIN_DEALS, help=f"duplicate deals (at least {MIN_DEALS})")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--train-command", required=True, help="the exact command that trained the agent")
+    p.add_argument("--train-minutes", type=float, required=True, help="wall-clock minutes of that training")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=cmd_zoo_add)
+
+
+def markdown_table(rows: list[dict[str, Any]]) -> str:
+    """The zoo as the Markdown table of docs/zoo.md."""
+    out = ["| preset | players | vs heuristic x(P-1): difference [95% CI] | vs greedy x(P-1) | deals | "
+           "trained (min, PPO steps) | file (KB) |",
+           "|---|---:|---|---|---:|---|---:|"]
+    for r in rows:
+        h, g = r["vs_heuristic"], r["vs_greedy"]
+        out.append(f"| `{r['preset']}` | {r['players']} | {h['diff']:+.3f} [{h['low']:+.3f}, {h['high']:+.3f}] | "
+                   f"{g['diff']:+.3f} [{g['low']:+.3f}, {g['high']:+.3f}] | {h['deals']} | "
+                   f"{r['train_minutes']:.1f}, {r['timesteps']:,} | {r['bytes'] // 1000} |")
+    return "\n".join(out)
+
+
+def cmd_zoo(args: argparse.Namespace) -> int:
+    from agents.zoo import zoo_entries
+
+    rows = zoo_entries()
+    if args.markdown:
+        print(markdown_table(rows))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"The zoo: {len(rows)} trained agent(s) (use them as zoo:NAME)")
+    for col in ("agent", "players", "vs heuristic [95% CI]", "vs greedy [95% CI]", "deals", "trained"):
+        table.add_column(col)
+    for r in rows:
+        h, g = r["vs_heuristic"], r["vs_greedy"]
+        table.add_row(f"zoo:{r['preset']}", str(r["players"]), f"{h['diff']:+.3f} [{h['low']:+.3f}, {h['high']:+.3f}]",
+                      f"{g['diff']:+.3f} [{g['low']:+.3f}, {g['high']:+.3f}]", str(h["deals"]),
+                      f"{r['train_minutes']:.1f} min, {r['timesteps']:,} steps")
+    Console().print(table)
+    return 0
+
+
+def cmd_zoo_add(args: argparse.Namespace) -> int:
+    from agents.agent_file import AgentFileError, FileAgent
+    from agents.zoo import INDEX, ZOO_DIR, zoo_entries
+    from president_env.core import preset
+    from training.evaluate import matchup
+
+    if args.deals < MIN_DEALS:
+        raise UsageError(f"--deals {args.deals}: the zoo's bar is at least {MIN_DEALS} duplicate deals")
+    size = args.agent.stat().st_size if args.agent.is_file() else None
+    if size is None:
+        raise UsageError(f"agent file {str(args.agent)!r} not found")
+    if size > MAX_BYTES:
+        raise UsageError(f"{args.agent}: {size:,} bytes; a zoo agent is at most {MAX_BYTES:,}")
+    rules = preset(args.preset)
+    try:
+        agent = FileAgent(args.agent, rules)
+    except AgentFileError as e:
+        raise UsageError(str(e)) from None
+    results = {b: matchup(rules, agent, b, args.deals, seed=args.seed, progress=not args.no_progress)
+               for b in ("heuristic", "greedy")}
+    for b, m in results.items():
+        print(f"vs {b} x{rules.players - 1}: {m.diff:+.3f} [{m.diff_low:+.3f}, {m.diff_high:+.3f}] "
+              f"over {m.deals} deals")
+    failed = [b for b, m in results.items() if not m.wins]
+    if failed:
+        print(f"not added: it does not beat {', '.join(failed)} with an interval above zero")
+        return 1
+    name = f"{rules.name}.agent.safetensors"
+    shutil.copyfile(args.agent, ZOO_DIR / name)
+    row = {
+        "preset": rules.name, "file": name, "players": rules.players, "bytes": size,
+        "timesteps": int(agent.metadata.get("made_by", {}).get("timesteps", 0)),
+        "train_command": args.train_command, "train_minutes": args.train_minutes,
+        "eval_command": f"president zoo-add --preset {rules.name} --agent {args.agent} --deals {args.deals} "
+                        f"--seed {args.seed} ...",
+        "seed": args.seed,
+        **{f"vs_{b}": {"diff": round(m.diff, 4), "low": round(m.diff_low, 4), "high": round(m.diff_high, 4),
+                       "deals": m.deals} for b, m in results.items()},
+    }
+    rows = [r for r in zoo_entries() if r["preset"] != rules.name] + [row]
+    rows.sort(key=lambda r: r["preset"])
+    INDEX.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+    print(f"added zoo:{rules.name} ({ZOO_DIR / name})")
+    return 0
