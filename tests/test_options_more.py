@@ -352,6 +352,24 @@ class TestExpose:
         bad["exposed"] = list(reversed(bad["exposed"]))
         with pytest.raises(ValueError, match="exposed"):
             replay(bad)
+        bad["exposed"] = bad["exposed"][:2]
+        with pytest.raises(ValueError, match="exposed: expected one card name per player"):
+            replay(bad)
+
+    def test_a_hand_dealt_by_hand_shows_nothing_and_still_replays(self) -> None:
+        from helpers import deal
+
+        from president_env.core.records import Recorder, random_actions, replay
+
+        r = preset("expose_hands", hands_per_session=2)
+        d = deal(r, ["3C 4C", "5C", "6C", "7C"], rest_to="spread")[None]
+        st = init(r, keys=np.array([1], dtype=np.uint64), deal=d, start_ranks=np.array([[0, 1, 2, 3]]))
+        assert (st.exposed == -1).all()
+        rng = np.random.default_rng(0)
+        recs = Recorder(r, st, deal=d).run(lambda s: random_actions(s.legal, rng))
+        assert recs[0]["exposed"] is None and len(recs[1]["exposed"]) == 4  # the next hand is dealt: it shows
+        for x in recs:
+            replay(x)
 
 
 # =========================================================================== merchant_trade

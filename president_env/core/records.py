@@ -231,8 +231,9 @@ class Recorder:
                 "exchanges": [{"from": g, "to": r, "cards": self._card_list(c)} for g, r, c in gifts[j]],
             }
             if rules.hand_assignment == "expose":
-                self._headers[b]["exposed"] = ([self._names[c] if c >= 0 else None for c in exposed_p[j].tolist()]
-                                               if has_ranks[j] else None)
+                shown = exposed_p[j].tolist()
+                self._headers[b]["exposed"] = ([self._names[c] for c in shown]
+                                               if has_ranks[j] and min(shown) >= 0 else None)
         self._start[idx] = self._t
 
     @staticmethod
@@ -480,6 +481,8 @@ def _exposed_from_names(rules: Rules, record: dict[str, Any], deal: np.ndarray) 
     if record["prev_ranks"] is None:
         if shown is not None:
             raise ReplayError("exposed: a hand without ranks exposes no cards, but the record lists some")
+        return None
+    if shown is None:  # a hand dealt by hand (init with deal= and no exposed=) shows nothing
         return None
     P = rules.players
     if not isinstance(shown, list) or len(shown) != P or not all(isinstance(x, str) for x in shown):
