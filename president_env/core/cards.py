@@ -111,7 +111,7 @@ def tables(rules: Rules) -> Tables:
             tier = k
         best[c] = tier * 1000 + c  # higher card index = higher suit within a kind
 
-    lowest_kind = next(k for k in range(n_nat + len(rules.joker_ranks)) if not kind_wild[k])
+    lowest_kind = next(k for k in range(n_kinds) if not kind_wild[k] and kinds[k] not in joker_order)
     lowest_card = int(np.flatnonzero(card_kind_a == lowest_kind)[0])
     return Tables(
         kinds=tuple(kinds),
