@@ -21,9 +21,8 @@ ranks, so the exchange, ``expose`` and merchant trades come up) on the batched e
 ``pytest`` runs ``FAST_COMBOS`` rule sets (about a minute on one core); ``pytest -m slow`` runs
 ``SLOW_COMBOS`` more from another seed.
 
-Rule sets hitting a known, reported bug are set aside by :func:`known_bug` and each bug has a
-minimal strict-xfail reproduction at the end of this file: when one is fixed, its xfail passes
-unexpectedly and fails the run, so the xfail and the matching line of ``known_bug`` go together.
+Three bugs this test found are now refused by :class:`Rules` (a pack of one kind, fewer cards than
+players, a target nobody can reach); their reproductions at the end check the refusal.
 """
 
 from __future__ import annotations
@@ -33,9 +32,9 @@ import dataclasses
 import numpy as np
 import pytest
 from test_core_properties import reference_legal
+from test_scalar import assert_same
 
-from president_env.core import EXCHANGE, OVER, PLAY, Rules, RulesError, State, init, step_inplace, tables
-from president_env.core import observation as O
+from president_env.core import EXCHANGE, OVER, PLAY, Rules, RulesError, State, init, tables
 from president_env.core.records import Recorder, replay, start_state
 from president_env.core.rules import _CHOICES, DEFAULT_RANK_ORDER, NATURAL_RANKS, OPTION_NAMES
 from president_env.core.scalar import ScalarGame
@@ -165,28 +164,17 @@ def random_options(rng: np.random.Generator) -> dict:  # noqa: C901 - one line p
     return o
 
 
-def known_bug(rules: Rules) -> str | None:
-    """Rule sets Rules accepts that hit a reported bug (see the xfail reproductions at the end)."""
-    t = tables(rules)
-    if t.n_kinds == 1:
-        return "a pack of one kind of card: init raises IndexError in engine._block_cols"
-    if rules.smallest_hand == 0:
-        return "fewer cards than players: empty hands get no finishing position, leaders with no card"
-    return None
-
-
 @dataclasses.dataclass
 class Drawn:
     kept: list[tuple[int, Rules]]  # (candidate number, rules)
     tried: int
     refused: int
-    buggy: list[tuple[int, Rules, str]]
 
 
 def draw_rules(seed: int, n: int) -> Drawn:
     """Candidates from ``seed`` until ``n`` are kept."""
     rng = np.random.default_rng(seed)
-    out = Drawn([], 0, 0, [])
+    out = Drawn([], 0, 0)
     while len(out.kept) < n and out.tried < 10 * n:
         opts = random_options(rng)
         assert set(opts) == set(OPTION_NAMES) - {"name"}, "the generator draws every option"
@@ -198,11 +186,7 @@ def draw_rules(seed: int, n: int) -> Drawn:
             assert str(e).split("=")[0].split(":")[0] in OPTION_NAMES, str(e)
             out.refused += 1
             continue
-        why = known_bug(rules)
-        if why is None:
-            out.kept.append((out.tried - 1, rules))
-        else:
-            out.buggy.append((out.tried - 1, rules, why))
+        out.kept.append((out.tried - 1, rules))
     return out
 
 
@@ -211,27 +195,6 @@ SLOW = draw_rules(SLOW_SEED, SLOW_COMBOS)
 
 
 # --------------------------------------------------------------------------- checking sessions
-def _assert_same(rules: Rules, st: State, twins: list[ScalarGame], where: str, step: int = 0) -> None:
-    """The batched state equals the twins' field by field, and so does every player's observation."""
-    mine = ScalarGame.to_states(twins)
-    for name in field_names():
-        a, b = getattr(st, name), getattr(mine, name)
-        assert a.dtype == b.dtype, f"{where}: {name} dtype {a.dtype} != {b.dtype}"
-        if not np.array_equal(a, b):
-            bad = int(np.flatnonzero((a != b).reshape(a.shape[0], -1).any(axis=1))[0])
-            raise AssertionError(f"{where}: field {name} differs in game {bad}:\nengine {a[bad]}\nscalar {b[bad]}")
-    # Every (game, player) in one observe() call on the batch repeated P times; one player as an int too.
-    B, P = st.batch_size, rules.players
-    want = O.observe(rules, st.take(np.repeat(np.arange(B), P)), np.tile(np.arange(P), B))
-    got = np.stack([g.observe(p) for g in twins for p in range(P)])
-    assert got.dtype == want.dtype == np.float32, where
-    if not np.array_equal(got, want):
-        bad = int(np.flatnonzero((got != want).any(axis=1))[0])
-        np.testing.assert_array_equal(got[bad], want[bad], err_msg=f"{where}: game {bad // P}, player {bad % P}")
-    p = step % P
-    np.testing.assert_array_equal(O.observe(rules, st, p), want[p::P], err_msg=f"{where}: player {p} as an int")
-
-
 def _trades(rules: Rules) -> int:
     """Decisions of a hand's exchange: one per card given back, one per merchant."""
     return sum(back for _, back in rules.exchange_pairs) + 2 * len(rules.merchant_pairs) * rules.merchant_trade
@@ -325,7 +288,7 @@ def play_sessions(rules: Rules, seed: int, batch: int, start_ranks: str | None) 
     rng = np.random.default_rng(seed)
     st = init(rules, batch, seed, start_ranks=start_ranks)
     twins = ScalarGame.from_states(rules, st, np.arange(batch))
-    _assert_same(rules, st, twins, "init")
+    assert_same(rules, st, twins, "init")
     rec = Recorder(rules, st)
     assert rec.state is st
     n_hands, target, points = rules.hands_per_session, rules.target_points, rules.points
@@ -374,7 +337,7 @@ def play_sessions(rules: Rules, seed: int, batch: int, start_ranks: str | None) 
         for g, a in zip(twins, actions.tolist(), strict=True):
             g.step(a)
         where = f"{where}, actions {actions.tolist()}"
-        _assert_same(rules, st, twins, where, i)
+        assert_same(rules, st, twins, where)
         # The first play of a session's first hand holds the lowest card (either copy with two decks).
         for b in np.flatnonzero(first_play_due & (before.phase == PLAY)):
             assert actions[b] > 0 and before.first_lead[b], where
@@ -447,7 +410,7 @@ def check_rules(index: int, rules: Rules) -> dict[str, int]:
 
 # --------------------------------------------------------------------------- the tests
 def _describe(drawn: Drawn) -> str:
-    return f"{len(drawn.kept)} kept, {drawn.refused} refused, {len(drawn.buggy)} known bugs of {drawn.tried}"
+    return f"{len(drawn.kept)} kept, {drawn.refused} refused of {drawn.tried}"
 
 
 @pytest.mark.parametrize("drawn", [FAST, pytest.param(SLOW, marks=pytest.mark.slow)], ids=["fast", "slow"])
@@ -479,71 +442,44 @@ def test_random_rule_set_slow(index: int, rules: Rules) -> None:
     check_rules(index, rules)
 
 
-# --------------------------------------------------------------------------- reported bugs
-def _plays_out_or_is_refused(options: dict, seed: int = 0, start_ranks: str | None = None) -> None:
-    """The fix may refuse the combination or play it correctly; either passes."""
-    try:
-        rules = Rules(**options)
-    except RulesError:
-        return
-    play_sessions(rules, seed=seed, batch=1, start_ranks=start_ranks)
+# --------------------------------------------------------------------------- bugs found here, now refused
+def _plays_out(options: dict, seed: int = 0, start_ranks: str | None = None) -> None:
+    play_sessions(Rules(**options), seed=seed, batch=1, start_ranks=start_ranks)
 
 
-ONE_RANK_PACK = {"rank_order": "3", "players": 3, "exchange": (), "hands_per_session": 1}
-SHORT_PACK = {"rank_order": "3", "jokers": 1, "players": 8, "exchange": (), "hands_per_session": 1}
-
-
-@pytest.mark.xfail(strict=True, raises=IndexError, reason="bug: a pack of one kind of card (rank_order '3', "
-                   "no jokers) is accepted by Rules, but init raises IndexError in engine._block_cols")
-def test_a_pack_of_one_kind_plays_or_is_refused() -> None:
-    _plays_out_or_is_refused(ONE_RANK_PACK)
-
-
-def test_low_wild_ranks_play_or_are_refused() -> None:
+def test_low_wild_ranks_play() -> None:
     """Once a bug: the lowest card was looked for among too few kinds when the lowest ranks are wild."""
-    _plays_out_or_is_refused({"rank_order": "3 4 5 6", "wild_ranks": {"3", "4"}, "players": 3, "exchange": (1,),
-                              "hands_per_session": 2})
+    _plays_out({"rank_order": "3 4 5 6", "wild_ranks": {"3", "4"}, "players": 3, "exchange": (1,),
+                "hands_per_session": 2})
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="bug: with fewer cards than players (rank_order "
-                   "'3', 1 joker, 8 players) first_lead 'dealer' makes the dealer, who was dealt no card, lead: "
-                   "no legal action at all")
-def test_fewer_cards_than_players_dealer_leads() -> None:
-    _plays_out_or_is_refused({**SHORT_PACK, "first_lead": "dealer"})
+def test_a_pack_of_one_kind_is_refused() -> None:
+    """Once a bug: init crashed in engine._block_cols. Two kinds (a rank and jokers) are enough."""
+    with pytest.raises(RulesError, match=r"^rank_order='3': the pack needs at least two kinds"):
+        Rules(rank_order="3", players=3, exchange=(), hands_per_session=1)
+    _plays_out({"rank_order": "3", "jokers": 1, "players": 3, "exchange": (), "hands_per_session": 1})
+    _plays_out({"rank_order": "3 4", "players": 3, "exchange": (1,), "hands_per_session": 2}, start_ranks="random")
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="bug: with fewer cards than players the players "
-                   "dealt no card never take a finishing position; the hand ends giving them all the same one, "
-                   "so last_finish is not a permutation")
-def test_fewer_cards_than_players_finishing_order() -> None:
-    _plays_out_or_is_refused({**SHORT_PACK, "first_lead": "lowest_card"})
+@pytest.mark.parametrize("first_lead", ["dealer", "lowest_card", "dealer_left"])
+def test_fewer_cards_than_players_is_refused(first_lead: str) -> None:
+    """Once a bug: a player dealt no card led with no action, or never took a finishing position."""
+    short = {"rank_order": "3", "jokers": 1, "exchange": (), "hands_per_session": 1, "first_lead": first_lead}
+    with pytest.raises(RulesError, match=r"^players=8: the pack has 5 cards, fewer than the players"):
+        Rules(**short, players=8)
+    with pytest.raises(RulesError, match=r"^players=6: the pack has 5 cards"):
+        Rules(**short, players=6, hand_assignment="expose")
+    # Exactly one card each is a game: everybody plays once.
+    _plays_out({**short, "players": 5}, seed=3, start_ranks="random")
+    _plays_out({**short, "players": 5, "hand_assignment": "expose"}, seed=3, start_ranks="random")
 
 
-@pytest.mark.xfail(strict=True, raises=(ValueError, AssertionError), reason="bug: with fewer cards than players "
-                   "under hand_assignment 'expose', an empty pile 'shows' a card of another pile, and "
-                   "init(deal=..., exposed=...) refuses the recorder's rebuild of the hand")
-def test_fewer_cards_than_players_expose() -> None:
-    _plays_out_or_is_refused({**SHORT_PACK, "first_lead": "dealer_left", "hand_assignment": "expose"},
-                             seed=3, start_ranks="random")
-
-
-@pytest.mark.xfail(strict=True, reason="bug (validation): scoring with no positive entry and a target_points "
-                   "without hands_per_session is accepted, and the session never ends")
 def test_an_unreachable_target_is_refused() -> None:
-    with pytest.raises(RulesError):
+    """Once a bug: with no positive points and no hands_per_session the session never ended."""
+    with pytest.raises(RulesError, match=r"^target_points=1: scoring \[0, 0, 0, 0\] gives nobody a point"):
         Rules(scoring=(0,), target_points=1)
-    with pytest.raises(RulesError):
+    with pytest.raises(RulesError, match=r"^target_points=3: .* the session never ends"):
         Rules(scoring=(-1, 0, 0, -2), target_points=3, hands_per_session=None)
-
-
-def test_an_unreachable_target_never_ends() -> None:
-    """What the bug above does today: 30 hands with nobody scoring (remove once Rules refuses it)."""
-    try:
-        rules = Rules(scoring=(0,), target_points=1)
-    except RulesError:
-        return
-    st = init(rules, 1, 0)
-    rng = np.random.default_rng(0)
-    while st.hand_no[0] < 30:
-        step_inplace(rules, st, np.where(st.legal, rng.random(st.legal.shape), -1.0).argmax(axis=1))
-    assert st.phase[0] != OVER and (st.points == 0).all()
+    # A hand limit ends it; a positive entry can reach the target.
+    _plays_out({"scoring": (0,), "target_points": 1, "hands_per_session": 2, "players": 3})
+    assert Rules(scoring=(0, 0, 1), target_points=1).points == (0, 0, 1, 0)

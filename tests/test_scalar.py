@@ -48,6 +48,13 @@ def assert_same(rules: Rules, st: State, twins: list[ScalarGame], where: str) ->
         got = np.stack([g.observe(p) for g in twins])
         assert got.dtype == np.float32
         np.testing.assert_array_equal(got, want, err_msg=f"{where}: observation of player {p}")
+    # Every (game, player) at once: observe() on the batch repeated P times, players as an array.
+    B, P = st.batch_size, rules.players
+    want = O.observe(rules, st.take(np.repeat(np.arange(B), P)), np.tile(np.arange(P), B))
+    got = np.stack([g.observe(p) for g in twins for p in range(P)])
+    if not np.array_equal(got, want):
+        bad = int(np.flatnonzero((got != want).any(axis=1))[0])
+        np.testing.assert_array_equal(got[bad], want[bad], err_msg=f"{where}: game {bad // P}, player {bad % P}")
 
 
 def events(rules: Rules, before: State, after: State, actions: np.ndarray) -> set[str]:

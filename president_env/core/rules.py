@@ -194,6 +194,12 @@ class Rules:
         max_players = 8 if self.decks == 1 else 12
         if not 3 <= self.players <= max_players:
             raise bad("players", self.players, f"must be 3..{max_players} with {self.decks} deck(s)")
+        if len(ro) + (self.jokers > 0) < 2:
+            raise bad("rank_order", " ".join(ro), "the pack needs at least two kinds of card (ranks, or a rank "
+                      "and jokers): with one kind no play can beat another")
+        if self.n_cards < self.players:
+            raise bad("players", self.players, f"the pack has {self.n_cards} cards, fewer than the players: "
+                      "every player must be dealt at least one card")
 
         deck_ranks = set(ro) | set(self.joker_ranks)
         for opt in _RANK_SETS:
@@ -255,6 +261,10 @@ class Rules:
                 raise bad(opt, v, "must be a positive integer or None")
         if self.target_points is None and self.hands_per_session is None:
             raise bad("target_points", None, "a session needs target_points or hands_per_session")
+        if self.target_points is not None and self.hands_per_session is None and max(self.points) <= 0:
+            raise bad("target_points", self.target_points,
+                      f"scoring {list(self.points)} gives nobody a point, so the target is never reached and, "
+                      "without hands_per_session, the session never ends")
         if self.merchant_trade and not self.merchant_pairs:
             raise bad("merchant_trade", True,
                       f"{self.players} players with exchange {list(self.exchange)} leave no two players "
