@@ -45,7 +45,7 @@ import numpy as np
 from president_env.core import Rules, RulesError, n_actions
 from president_env.core import observation as O
 
-from .base import Agent
+from .base import PolicyAgent, rules_mismatch
 
 FORMAT = "president-agent/1"
 META_KEY = "president-agent"
@@ -196,33 +196,21 @@ def _check_shapes(path: Path, meta: dict[str, Any], shapes: dict[str, tuple[int,
 
 def check_rules(path: str | os.PathLike, meta: dict[str, Any], rules: Rules) -> None:
     """Raise :class:`AgentFileError` if the file was made for other rules (naming the options that differ)."""
-    try:
-        trained = Rules.from_dict(meta["rules"])
-    except (RulesError, TypeError) as e:
-        raise AgentFileError(f"{path}: the rules stored in the agent file are not valid ({e})") from None
-    if trained != rules:
-        mine, theirs = rules.to_dict(), trained.to_dict()
-        diff = [f"{k}: file {theirs[k]!r}, game {mine[k]!r}" for k in mine if k != "name" and mine[k] != theirs[k]]
-        raise AgentFileError(f"{path} was made for other rules (preset {trained.name!r}) than this game "
-                             f"(preset {rules.name!r}); differing options: {'; '.join(diff)}")
+    why = rules_mismatch(path, meta, rules, "agent file")
+    if why is not None:
+        raise AgentFileError(why)
     if int(meta["observation_size"]) != O.size(rules) or int(meta["n_actions"]) != n_actions(rules):
         raise AgentFileError(f"{path}: sizes (observation {meta['observation_size']}, actions {meta['n_actions']}) "
                              f"differ from these rules' ({O.size(rules)}, {n_actions(rules)})")
 
 
 # --------------------------------------------------------------------------- the agent
-class FileAgent(Agent):
+class FileAgent(PolicyAgent):
     """A policy network read from an agent file, run in NumPy; illegal actions are never chosen."""
-
-    name = "ppo"
 
     def __init__(self, path: str | os.PathLike, rules: Rules, deterministic: bool = True,
                  name: str | None = None) -> None:
-        super().__init__(rules)
-        self.path = Path(path)
-        self.deterministic = deterministic
-        if name:
-            self.name = name
+        super().__init__(path, rules, deterministic, name)
         self.metadata, tensors = read_agent_file(self.path)
         check_rules(self.path, self.metadata, rules)
         n = len(self.metadata["architecture"]["hidden"])
@@ -237,13 +225,6 @@ class FileAgent(Agent):
             x = self._act_fn(x @ w.T + b)
         w, b = self.layers[-1]
         return x @ w.T + b
-
-    def _act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        z = self.logits(obs).astype(np.float64)
-        if not self.deterministic:
-            z = z + rng.gumbel(size=z.shape)
-        z[~mask] = -np.inf
-        return np.argmax(z, axis=1)
 
 
 # --------------------------------------------------------------------------- export

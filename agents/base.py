@@ -20,10 +20,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from president_env.core import Rules, n_actions, tables
+from president_env.core import Rules, RulesError, n_actions, tables
 from president_env.core import observation as O
 
 
@@ -157,3 +159,49 @@ class Agent(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(rules={self.rules.name!r})"
+
+
+class PolicyAgent(Agent):
+    """An agent that acts by a saved policy network's action logits (an agent file or an SB3 model).
+
+    Subclasses load the network and implement :meth:`logits`. ``deterministic`` takes the most
+    likely legal action; otherwise one is sampled from the masked softmax (Gumbel-max with the
+    agent's generator, so a seed fixes the choice).
+    """
+
+    name = "ppo"
+
+    def __init__(self, path: str | Path, rules: Rules, deterministic: bool = True, name: str | None = None) -> None:
+        super().__init__(rules)
+        self.path = Path(path)
+        self.deterministic = deterministic
+        if name:
+            self.name = name
+
+    @abstractmethod
+    def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """(N, A) action logits of the policy (before masking)."""
+
+    def _act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        z = np.asarray(self.logits(obs, mask), dtype=np.float64).copy()
+        if not self.deterministic:
+            z = z + rng.gumbel(size=z.shape)
+        z[~mask] = -np.inf
+        return np.argmax(z, axis=1)
+
+
+def rules_mismatch(path: str | Path, meta: dict[str, Any], rules: Rules, saved: str) -> str | None:
+    """Why the file ``path``'s stored rules (``meta["rules"]``) do not fit ``rules``; ``None`` when they do.
+
+    ``saved`` names the kind of file in the message ("agent file", "model").
+    """
+    try:
+        stored = Rules.from_dict(meta["rules"])
+    except (RulesError, TypeError, KeyError) as e:
+        return f"{path}: the rules stored in the {saved} are not valid ({e})"
+    if stored == rules:
+        return None
+    mine, theirs = rules.to_dict(), stored.to_dict()
+    diff = [f"{k}: {saved} {theirs[k]!r}, game {mine[k]!r}" for k in mine if k != "name" and mine[k] != theirs[k]]
+    return (f"{path} was made for other rules (preset {stored.name!r}) than this game (preset {rules.name!r}); "
+            f"differing options: {'; '.join(diff)}")

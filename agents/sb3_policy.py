@@ -39,10 +39,10 @@ from typing import Any
 
 import numpy as np
 
-from president_env.core import Rules, RulesError, n_actions
+from president_env.core import Rules, n_actions
 from president_env.core import observation as O
 
-from .base import Agent
+from .base import PolicyAgent, rules_mismatch
 
 METADATA_MEMBER = "president.json"
 METADATA_FORMAT = "president-model/1"
@@ -113,18 +113,9 @@ def save_model(model: Any, path: str | os.PathLike, rules: Rules, **extra: Any) 
 
 def check_rules(path: str | os.PathLike, meta: dict[str, Any], rules: Rules) -> None:
     """Raise :class:`ModelError` if the model's recorded rules differ from ``rules``."""
-    try:
-        trained = Rules.from_dict(meta["rules"])
-    except (RulesError, TypeError) as e:
-        raise ModelError(f"{path}: the rules stored with the model are not valid ({e})") from None
-    if trained == rules:
-        return
-    mine, theirs = rules.to_dict(), trained.to_dict()
-    diff = [f"{k}: model {theirs[k]!r}, game {mine[k]!r}" for k in mine if k != "name" and mine[k] != theirs[k]]
-    raise ModelError(
-        f"{path} was trained for other rules (preset {trained.name!r}) than this game (preset {rules.name!r}); "
-        f"differing options: {'; '.join(diff)}"
-    )
+    why = rules_mismatch(path, meta, rules, "model")
+    if why is not None:
+        raise ModelError(why)
 
 
 def _load_sb3(path: Path) -> Any:
@@ -144,18 +135,12 @@ def _load_sb3(path: Path) -> Any:
     raise ModelError(f"{path}: could not load as a stable-baselines3 model ({' | '.join(errors)})")
 
 
-class SB3Agent(Agent):
+class SB3Agent(PolicyAgent):
     """A trained MaskablePPO (or PPO) policy; illegal actions are never chosen."""
-
-    name = "ppo"
 
     def __init__(self, path: str | os.PathLike, rules: Rules, deterministic: bool = True,
                  name: str | None = None) -> None:
-        super().__init__(rules)
-        self.path = Path(path)
-        self.deterministic = deterministic
-        if name:
-            self.name = name
+        super().__init__(path, rules, deterministic, name)
         if not self.path.is_file():
             raise FileNotFoundError(f"model file {str(self.path)!r} not found")
         if not zipfile.is_zipfile(self.path):
@@ -191,10 +176,3 @@ class SB3Agent(Agent):
             tensor, _ = policy.obs_to_tensor(x)
             dist = policy.get_distribution(tensor)
             return dist.distribution.logits.cpu().numpy().astype(np.float64)
-
-    def _act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        z = self.logits(obs, mask)
-        if not self.deterministic:
-            z = z + rng.gumbel(size=z.shape)
-        z[~mask] = -np.inf
-        return np.argmax(z, axis=1)
