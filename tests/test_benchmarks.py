@@ -6,6 +6,8 @@ import importlib
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
@@ -25,4 +27,15 @@ def test_bench_core_reports_one_row_per_preset_and_batch(capsys, monkeypatch) ->
     assert [(r["preset"], r["batch"]) for r in rows] == [("president", 0), ("president", 4), ("daifugo", 0),
                                                           ("daifugo", 4)]
     assert all(r["decisions_per_s"] > 0 for r in rows)
+    assert '"decisions_per_s"' in capsys.readouterr().out
+
+
+def test_bench_training_reports_one_row_per_seat_count(capsys, monkeypatch) -> None:
+    pytest.importorskip("sb3_contrib")
+    bench = _load("bench_training")
+    monkeypatch.setattr(bench, "one_core", lambda: None)
+    rows = bench.main(["--seats", "1,4", "--decisions", "1500", "--set", "n_envs=16", "--set", "n_steps=32",
+                       "--set", "batch_size=256", "--set", "net_arch=[32]", "--json"])
+    assert [r["seats"] for r in rows] == [1, 4]
+    assert all(r["decisions"] >= 1500 and r["decisions_per_s"] > 0 for r in rows)
     assert '"decisions_per_s"' in capsys.readouterr().out

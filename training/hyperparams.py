@@ -31,6 +31,9 @@ class TrainSettings:
     reward: str = "points"            # the rule book's points: what the tournament measures
     # Opponent pool, sampled per game: weights of the scripted baselines and of
     # earlier snapshots of the learner (self-play).
+    # Learner seats per game (training.seat_rollout): 1 plays SB3's own loop over the VecEnv;
+    # more puts the learner's current policy in that many seats, every one a trajectory.
+    learner_seats: int = 1
     pool: dict[str, float] = field(default_factory=lambda: {"heuristic": 0.6, "greedy": 0.1, "random": 0.05,
                                                              "snapshot": 0.25})
     # Warm start (training.imitation): fit the policy to a teacher's self-play first (0 = off).

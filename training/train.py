@@ -38,6 +38,7 @@ from training.evaluate import Matchup, matchup
 from training.hyperparams import TrainSettings, settings_for
 from training.imitation import collect, pretrain
 from training.opponent_pool import OpponentPool, PolicyAgent
+from training.seat_rollout import SeatRollouts, learn_by_seats
 from training.vec_env import PresidentVecEnv
 
 BASELINES = ("heuristic", "greedy")
@@ -231,7 +232,11 @@ def train(args: TrainArgs) -> TrainResult:
 
     monitor = TrainingMonitor(rules, pool, s, args, out, started)
     remaining = max(0, args.timesteps - model.num_timesteps)
-    if remaining:
+    if remaining and s.learner_seats > 1:
+        seats = SeatRollouts(venv.rules, s.n_envs, pool, s.learner_seats, s.start_ranks, s.reward, seed=args.seed)
+        learn_by_seats(model, seats, remaining, monitor, s.n_envs * s.n_steps, reset_num_timesteps=not args.resume,
+                       progress=args.progress)
+    elif remaining:
         model.learn(total_timesteps=remaining, callback=monitor, progress_bar=args.progress,
                     reset_num_timesteps=not args.resume, tb_log_name="ppo")
     model_path = save_model(model, out / "model", rules, timesteps=int(model.num_timesteps),
