@@ -114,14 +114,43 @@ def test_bad_seat_counts_are_refused() -> None:
         SeatRollouts(rules, 4, None, 2)
 
 
-def test_training_with_learner_seats_writes_an_agent(tmp_path) -> None:
+def test_training_with_learner_seats_writes_an_agent_and_resumes(tmp_path) -> None:
     from agents.agent_file import FileAgent
     from training.train import TrainArgs, train
 
+    small = {"imitation_decisions": 0, "n_envs": 16, "n_steps": 64, "batch_size": 256, "net_arch": [32]}
     args = TrainArgs(preset="president", timesteps=3000, out=str(tmp_path / "run"), final_deals=0, progress=False,
-                     settings={"learner_seats": 4, "imitation_decisions": 0, "n_envs": 16, "n_steps": 64,
-                               "batch_size": 256, "net_arch": [32]})
+                     checkpoint_every=1000, settings={"learner_seats": 4, **small})
     res = train(args)
     assert res.timesteps >= 3000
     agent = FileAgent(res.agent_path, make_rules("president", "session"))
-    assert "learner_seats=4" in agent.metadata["made_by"]["command"]
+    assert "--set learner_seats=4" in agent.metadata["made_by"]["command"]
+    steps = sorted(int(p.stem.split("_")[1]) for p in (tmp_path / "run" / "checkpoints").glob("step_*.zip"))
+    assert steps and steps[-1] <= res.timesteps
+    # resuming with every seat but one (-1) continues the count
+    more = train(TrainArgs(preset="president", timesteps=steps[0] + 1500, out=str(tmp_path / "more"),
+                           final_deals=0, progress=False, resume=str(tmp_path / "run" / "checkpoints" /
+                                                                    f"step_{steps[0]}.zip"),
+                           settings={"learner_seats": -1, **small}))
+    assert steps[0] + 1500 <= more.timesteps < steps[0] + 1500 + 2000
+
+
+def test_learner_seats_out_of_range_are_refused(tmp_path) -> None:
+    from training.train import TrainArgs, train
+
+    for bad in (5, -4):
+        with pytest.raises(ValueError, match=f"learner_seats={bad} gives"):
+            train(TrainArgs(preset="president", timesteps=100, out=str(tmp_path / str(bad)), final_deals=0,
+                            progress=False, settings={"learner_seats": bad}))
+
+
+def test_a_sample_keeps_transitions_whole() -> None:
+    _, _, r = _collect(seats=4, n=300)
+    s = r.sample(256, np.random.default_rng(0))
+    assert len(s) == 256 and s.obs.shape == (256, r.obs.shape[1])
+    rows = {row.tobytes(): i for i, row in enumerate(r.obs)}
+    for j in range(0, 256, 17):
+        i = rows[s.obs[j].tobytes()]
+        assert (s.actions[j], s.advantages[j], s.trajectory[j]) == (r.actions[i], r.advantages[i], r.trajectory[i])
+    with pytest.raises(ValueError, match="cannot sample"):
+        r.sample(len(r) + 1, np.random.default_rng(0))

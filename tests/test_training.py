@@ -22,7 +22,8 @@ from training.vec_env import PresidentVecEnv  # noqa: E402
 
 SMALL = {"n_envs": 32, "n_steps": 32, "batch_size": 512, "n_epochs": 1, "snapshot_every": 1024,
          "imitation_decisions": 2000, "imitation_epochs": 1,
-         "eval_every": 1024, "eval_deals": 2, "net_arch": [32, 32]}
+         "eval_every": 1024, "eval_deals": 2, "net_arch": [32, 32],
+         "learner_seats": 1}  # SB3's own loop: exact step counts (tests/test_seat_rollout.py runs the other)
 
 
 def _args(tmp: Path, **kw) -> TrainArgs:

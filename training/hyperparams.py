@@ -31,9 +31,10 @@ class TrainSettings:
     reward: str = "points"            # the rule book's points: what the tournament measures
     # Opponent pool, sampled per game: weights of the scripted baselines and of
     # earlier snapshots of the learner (self-play).
-    # Learner seats per game (training.seat_rollout): 1 plays SB3's own loop over the VecEnv;
-    # more puts the learner's current policy in that many seats, every one a trajectory.
-    learner_seats: int = 1
+    # Learner seats per game (training.seat_rollout): k > 1 puts the learner's current policy in k
+    # seats of every game, each a trajectory of its own, and the pool in the rest; k <= 0 means
+    # players + k (-1: all seats but one); 1 is SB3's own loop over the VecEnv (one seat per game).
+    learner_seats: int = -1
     pool: dict[str, float] = field(default_factory=lambda: {"heuristic": 0.6, "greedy": 0.1, "random": 0.05,
                                                              "snapshot": 0.25})
     # Warm start (training.imitation): fit the policy to a teacher's self-play first (0 = off).
@@ -53,6 +54,15 @@ PER_PRESET: dict[str, dict[str, Any]] = {
     "double_deck": {"n_envs": 128, "batch_size": 2048},
     "huberes": {"n_envs": 192},
 }
+
+
+def learner_seats(s: TrainSettings, players: int) -> int:
+    """The number of seats the learner holds in each game of ``players``."""
+    k = s.learner_seats if s.learner_seats > 0 else players + s.learner_seats
+    if not 1 <= k <= players:
+        raise ValueError(f"learner_seats={s.learner_seats} gives {k} seats of {players} players; "
+                         f"give 1..{players}, or 0..{1 - players} to count from the number of players")
+    return k
 
 
 def settings_for(preset: str, **overrides: Any) -> TrainSettings:

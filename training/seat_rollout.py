@@ -20,6 +20,7 @@ update itself is sb3-contrib's.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,6 +52,14 @@ class Rollout:
 
     def __len__(self) -> int:
         return int(self.actions.size)
+
+    def sample(self, n: int, rng: np.random.Generator) -> Rollout:
+        """``n`` of the transitions, drawn without replacement (advantages stay as computed on the whole)."""
+        if n > len(self):
+            raise ValueError(f"cannot sample {n} of {len(self)} transitions")
+        i = np.sort(rng.choice(len(self), size=n, replace=False))
+        return dataclasses.replace(self, **{f.name: getattr(self, f.name)[i] for f in dataclasses.fields(self)
+                                            if isinstance(getattr(self, f.name), np.ndarray)})
 
     def fill(self, buffer_cls: Any, model: Any) -> Any:
         """A full ``buffer_cls`` (sb3-contrib's ``MaskableRolloutBuffer``) of these N transitions, as one env."""
@@ -221,6 +230,7 @@ def learn_by_seats(model: Any, rollouts: SeatRollouts, total_timesteps: int, cal
     bar = tqdm(total=total_timesteps, initial=model.num_timesteps, unit="dec", disable=not progress,
                desc="learner decisions")
     iteration = 0
+    rng = np.random.default_rng(model.seed)
     while model.num_timesteps < total_timesteps:
         r = rollouts.collect(model.policy, decisions_per_rollout, model.gamma, model.gae_lambda)
         model.num_timesteps += len(r)
@@ -233,7 +243,10 @@ def learn_by_seats(model: Any, rollouts: SeatRollouts, total_timesteps: int, cal
         model.logger.record("time/total_timesteps", model.num_timesteps)
         if not callback.on_step():  # as in SB3, before the update (the policy holds no autograd graph then)
             break
-        model.rollout_buffer = r.fill(MaskableRolloutBuffer, model)
+        # whole minibatches only: a last one of a few transitions gives a NaN advantage std (one transition)
+        # or a noisy step; the few left out were collected but are not trained on
+        keep = len(r) - len(r) % model.batch_size if len(r) >= model.batch_size else len(r)
+        model.rollout_buffer = r.sample(keep, rng).fill(MaskableRolloutBuffer, model)
         model.train()
         model.logger.dump(step=model.num_timesteps)
     bar.close()

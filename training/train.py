@@ -35,7 +35,7 @@ from agents.agent_file import code_version, sb3_layers, write_agent_file
 from agents.sb3_policy import ModelError, check_rules, read_metadata, save_model
 from president_env.core import Rules, preset
 from training.evaluate import Matchup, matchup
-from training.hyperparams import TrainSettings, settings_for
+from training.hyperparams import TrainSettings, learner_seats, settings_for
 from training.imitation import collect, pretrain
 from training.opponent_pool import OpponentPool, PolicyAgent
 from training.seat_rollout import SeatRollouts, learn_by_seats
@@ -212,6 +212,7 @@ def train(args: TrainArgs) -> TrainResult:
     torch.set_num_threads(args.threads)
     rules = preset(args.preset, **({"players": args.players} if args.players else {}))
     s = settings_for(rules.name, **args.settings)
+    seats = learner_seats(s, rules.players)  # checked before any work
     out = Path(args.out)
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
     (out / "args.json").write_text(json.dumps({"args": asdict(args), "settings": asdict(s),
@@ -232,9 +233,9 @@ def train(args: TrainArgs) -> TrainResult:
 
     monitor = TrainingMonitor(rules, pool, s, args, out, started)
     remaining = max(0, args.timesteps - model.num_timesteps)
-    if remaining and s.learner_seats > 1:
-        seats = SeatRollouts(venv.rules, s.n_envs, pool, s.learner_seats, s.start_ranks, s.reward, seed=args.seed)
-        learn_by_seats(model, seats, remaining, monitor, s.n_envs * s.n_steps, reset_num_timesteps=not args.resume,
+    if remaining and seats > 1:
+        rollouts = SeatRollouts(venv.rules, s.n_envs, pool, seats, s.start_ranks, s.reward, seed=args.seed)
+        learn_by_seats(model, rollouts, remaining, monitor, s.n_envs * s.n_steps, reset_num_timesteps=not args.resume,
                        progress=args.progress)
     elif remaining:
         model.learn(total_timesteps=remaining, callback=monitor, progress_bar=args.progress,
