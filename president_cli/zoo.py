@@ -55,12 +55,25 @@ def markdown_table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
+def markdown_commands(rows: list[dict[str, Any]]) -> str:
+    """How each zoo agent was made and measured, as the list of docs/zoo.md."""
+    if not rows:
+        return "No agent yet."
+    out = []
+    for r in rows:
+        out.append(f"- `{r['preset']}`: trained by `{r['train_command']}` ({r['train_minutes']:.1f} minutes of "
+                   f"wall time, {r['timesteps']:,} PPO steps); measured by `{r['eval_command']}`")
+    return "\n".join(out)
+
+
 def cmd_zoo(args: argparse.Namespace) -> int:
     from agents.zoo import zoo_entries
 
     rows = zoo_entries()
     if args.markdown:
         print(markdown_table(rows))
+        print()
+        print(markdown_commands(rows))
         return 0
     from rich.console import Console
     from rich.table import Table
@@ -105,13 +118,14 @@ def cmd_zoo_add(args: argparse.Namespace) -> int:
         print(f"not added: it does not beat {', '.join(failed)} with an interval above zero")
         return 1
     name = f"{rules.name}.agent.safetensors"
-    shutil.copyfile(args.agent, ZOO_DIR / name)
+    if not (ZOO_DIR / name).exists() or not (ZOO_DIR / name).samefile(args.agent):  # re-measuring one in place
+        shutil.copyfile(args.agent, ZOO_DIR / name)
     row = {
         "preset": rules.name, "file": name, "players": rules.players, "bytes": size,
         "timesteps": int(agent.metadata.get("made_by", {}).get("timesteps", 0)),
         "train_command": args.train_command, "train_minutes": args.train_minutes,
-        "eval_command": f"president zoo-add --preset {rules.name} --agent {args.agent} --deals {args.deals} "
-                        f"--seed {args.seed} ...",
+        "eval_command": f"president zoo-add --preset {rules.name} --agent agents/zoo/{name} --deals {args.deals} "
+                        f"--seed {args.seed}",
         "seed": args.seed,
         **{f"vs_{b}": {"diff": round(m.diff, 4), "low": round(m.diff_low, 4), "high": round(m.diff_high, 4),
                        "deals": m.deals} for b, m in results.items()},

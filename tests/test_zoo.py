@@ -15,7 +15,7 @@ from agents.arena import run_tournament
 from agents.registry import make_agent
 from agents.zoo import ZOO_DIR, zoo_entries, zoo_path
 from president_cli.main import main
-from president_cli.zoo import MAX_BYTES, MIN_DEALS, markdown_table
+from president_cli.zoo import MAX_BYTES, MIN_DEALS, markdown_commands, markdown_table
 from president_env.core import PRESETS, Rules, preset
 
 ROWS = zoo_entries()
@@ -52,6 +52,7 @@ def test_each_recorded_result_clears_the_bar(row):
 def test_docs_hold_the_table_and_every_command():
     text = (ZOO_DIR.parents[1] / "docs" / "zoo.md").read_text(encoding="utf-8")
     assert markdown_table(ROWS) in text, "docs/zoo.md is out of date: paste `president zoo --markdown`"
+    assert markdown_commands(ROWS) in text, "docs/zoo.md is out of date: paste `president zoo --markdown`"
     for row in ROWS:
         assert row["train_command"] in text
 
@@ -66,7 +67,7 @@ def test_the_command_lists_the_zoo(capsys):
     out = capsys.readouterr().out
     assert "The zoo" in out and all(f"zoo:{n}" in out for n in NAMES)
     assert main(["zoo", "--markdown"]) == 0
-    assert capsys.readouterr().out.strip() == markdown_table(ROWS)
+    assert capsys.readouterr().out.strip() == markdown_table(ROWS) + "\n\n" + markdown_commands(ROWS)
 
 
 @pytest.mark.slow
@@ -78,5 +79,81 @@ def test_an_evaluation_reruns(row):
     agent = make_agent(f"zoo:{row['preset']}", rules)
     m = matchup(rules, agent, "heuristic", row["vs_heuristic"]["deals"], seed=row["seed"])
     assert m.diff_low > 0
+    assert (round(m.diff, 4), round(m.diff_low, 4)) == (row["vs_heuristic"]["diff"], row["vs_heuristic"]["low"])
     assert abs(m.diff - row["vs_heuristic"]["diff"]) < 1e-3, json.dumps(row["vs_heuristic"])
     assert np.isfinite(m.diff_high)
+
+
+# --------------------------------------------------------------------------- zoo-add
+def _tiny_agent(path, rules, seed=0):
+    from agents.agent_file import write_agent_file
+    from president_env.core import n_actions
+    from president_env.core import observation as O
+
+    rng = np.random.default_rng(seed)
+    layers = [(rng.normal(size=(8, O.size(rules))).astype(np.float32), np.zeros(8, np.float32)),
+              (rng.normal(size=(n_actions(rules), 8)).astype(np.float32), np.zeros(n_actions(rules), np.float32))]
+    return write_agent_file(path, rules, layers, made_by={"preset": rules.name, "command": "test", "timesteps": 7})
+
+
+@pytest.fixture
+def empty_zoo(tmp_path, monkeypatch):
+    import agents.zoo as zoo
+
+    monkeypatch.setattr(zoo, "ZOO_DIR", tmp_path / "zoo")
+    monkeypatch.setattr(zoo, "INDEX", tmp_path / "zoo" / "zoo.json")
+    (tmp_path / "zoo").mkdir()
+    return zoo
+
+
+def _add(path, deals="2000"):
+    return main(["zoo-add", "--preset", "president", "--agent", str(path), "--deals", deals, "--no-progress",
+                 "--train-command", "president train --preset president", "--train-minutes", "1.5"])
+
+
+def test_zoo_add_refuses_an_agent_below_the_bar(empty_zoo, tmp_path, monkeypatch, capsys):
+    import president_cli.zoo as cli
+
+    monkeypatch.setattr(cli, "MIN_DEALS", 6)  # a few deals: a random network loses to the heuristic
+    path = _tiny_agent(tmp_path / "weak.agent.safetensors", preset("president"))
+    assert _add(path, "6") == 1
+    assert "not added: it does not beat heuristic" in capsys.readouterr().out
+    assert empty_zoo.zoo_entries() == [] and not list(empty_zoo.ZOO_DIR.glob("*.safetensors"))
+
+
+def test_zoo_add_refuses_too_few_deals_a_big_file_and_other_rules(empty_zoo, tmp_path, capsys):
+    path = _tiny_agent(tmp_path / "a.agent.safetensors", preset("revolution"))
+    big = tmp_path / "big.agent.safetensors"
+    big.write_bytes(b"0" * (MAX_BYTES + 1))
+    for agent, deals, why in [(path, "100", "at least 2000 duplicate deals"), (path, "2000", "made for other rules"),
+                              (big, "2000", "at most 1,000,000")]:
+        with pytest.raises(SystemExit) as e:
+            _add(agent, deals)
+        assert e.value.code == 2 and why in capsys.readouterr().err
+    assert empty_zoo.zoo_entries() == []
+
+
+def test_zoo_add_writes_the_row_and_the_file_of_an_agent_that_clears_the_bar(empty_zoo, tmp_path, monkeypatch):
+    """The bookkeeping, with the evaluation replaced by a result above the bar."""
+    import training.evaluate as ev
+
+    played = []
+
+    def fake(rules, agent, opponent, deals, seed=0, progress=False):
+        played.append((opponent, deals, seed))
+        return ev.Matchup(opponent, deals, 0.5, -0.2, 0.7, 0.6, 0.8, 0.4, 0.1)
+
+    monkeypatch.setattr(ev, "matchup", fake)
+    path = _tiny_agent(tmp_path / "good.agent.safetensors", preset("president"))
+    assert _add(path) == 0
+    assert played == [("heuristic", 2000, 0), ("greedy", 2000, 0)]
+    (row,) = empty_zoo.zoo_entries()
+    assert row["file"] == "president.agent.safetensors" and row["timesteps"] == 7
+    assert row["bytes"] == path.stat().st_size
+    assert row["vs_heuristic"] == {"diff": 0.7, "low": 0.6, "high": 0.8, "deals": 2000}
+    assert (empty_zoo.ZOO_DIR / row["file"]).read_bytes() == path.read_bytes()
+    assert row["eval_command"] == ("president zoo-add --preset president --agent "
+                                   "agents/zoo/president.agent.safetensors --deals 2000 --seed 0")
+    # measuring it again in place keeps one row and the file
+    assert _add(empty_zoo.ZOO_DIR / row["file"]) == 0
+    assert len(empty_zoo.zoo_entries()) == 1

@@ -6,8 +6,10 @@ Reads top to bottom: build the rules and the settings (``training.hyperparams``)
 the opponent pool (scripted baselines + snapshots of the learner), the batched
 VecEnv, the model (new and warm-started by imitating the heuristic, see
 :mod:`training.imitation`, or resumed from a checkpoint); learn with one callback
-that takes snapshots, evaluates, saves checkpoints and keeps the time budget;
-save the final model with its rules and evaluate it.
+that takes snapshots, evaluates, saves checkpoints and keeps the time budget (the
+learner in ``learner_seats`` seats of every game, :mod:`training.seat_rollout`, or
+with one seat SB3's own loop over the VecEnv); save the final model with its rules
+and evaluate it.
 
 Outputs in ``--out``: ``model.agent.safetensors`` (the agent file: weights and JSON,
 safe to share, see :mod:`agents.agent_file`; ``ppo:FILE`` loads it), ``model.zip`` (the
