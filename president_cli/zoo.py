@@ -79,7 +79,8 @@ def cmd_zoo(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     table = Table(title=f"The zoo: {len(rows)} trained agent(s) (use them as zoo:NAME)")
-    for col in ("agent", "players", "vs heuristic [95% CI]", "vs greedy [95% CI]", "deals", "trained"):
+    table.add_column("agent", no_wrap=True)
+    for col in ("players", "vs heuristic [95% CI]", "vs greedy [95% CI]", "deals", "trained"):
         table.add_column(col)
     for r in rows:
         h, g = r["vs_heuristic"], r["vs_greedy"]
