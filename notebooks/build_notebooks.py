@@ -327,8 +327,9 @@ print("writing to", OUT)'''),
 `TrainArgs` holds the arguments of `president train`; `settings` overrides the
 preset's row of `training/hyperparams.py`. The policy is first warm-started by
 imitating the `heuristic` player's self-play (`imitation_decisions` decisions;
-fewer here than `president train` uses), then trained by MaskablePPO against a
-pool of scripted baselines and snapshots of itself, and evaluated against
+fewer here than `president train` uses), then trained by MaskablePPO, holding
+every seat of each game but one (`learner_seats`), against a pool of scripted
+baselines and snapshots of itself in the last seat, and evaluated against
 `heuristic` and `greedy` every `eval_every` steps (the learning curve, `eval.csv`)."""),
     new_code_cell('''args = TrainArgs(
     preset=PRESET, players=PLAYERS, timesteps=TIMESTEPS, out=str(OUT), seed=SEED,

@@ -112,7 +112,7 @@ class SeatRollouts:
         traj = np.full((B, P), -1, dtype=np.int64)        # each (game, player)'s trajectory number
         n_traj = 0
         early = np.zeros((B, P), dtype=np.float32)        # rewards before a trajectory's first decision
-        chunks: list[tuple[np.ndarray, ...]] = []        # per step: obs, mask, action, value, log-prob
+        chunks: list[tuple[np.ndarray, ...]] = []        # per step: obs, mask, action, value, log-prob, trajectory
         rewards = _Growing(np.float32, 2 * n_decisions)   # filled in as rewards arrive
         nxt = _Growing(np.int64, 2 * n_decisions)         # the trajectory's next transition, -1 at its end
         offsets = [0]
