@@ -399,6 +399,24 @@ ax.axhline(0, color="black", lw=0.8)
 ax.set_ylabel("points per hand")
 ax.set_title(f"{PRESET}: the trained model at a table of baselines")
 plt.show()'''),
+    new_markdown_cell("""## Strong opponents from the zoo
+
+The package ships trained agents, one per preset, that beat three copies of the
+heuristic (`docs/zoo.md`, `president zoo`): `zoo:NAME` is an agent spec like
+`heuristic`. Here the model just trained sits with the zoo's `president` agent and
+two heuristics."""),
+    new_code_cell('''from agents.zoo import zoo_entries
+
+for row in zoo_entries():
+    h = row["vs_heuristic"]
+    print(f"zoo:{row['preset']:15s} vs heuristic {h['diff']:+.3f} [{h['low']:+.3f}, {h['high']:+.3f}]")
+
+names = ["ppo (trained)", "zoo:president", "heuristic", "heuristic"]
+res = run_tournament(rules, [f"ppo:{result.agent_path}", "zoo:president", "heuristic", "heuristic"],
+                     deals=FINAL_DEALS, seed=SEED + 4)
+for e, name in sorted(zip(res.entrants, names), key=lambda t: -t[0].points_per_hand):
+    lo, hi = e.points_ci95
+    print(f"{name:14s} {e.points_per_hand:+.3f} [{lo:+.3f}, {hi:+.3f}]")'''),
 ]
 
 

@@ -86,4 +86,5 @@ def test_train_and_evaluate_notebook_runs(tmp_path, monkeypatch):
     text, images = _outputs(nb)
     assert "budget: small" in text
     assert "ppo (trained)" in text
+    assert "zoo:president" in text and "vs heuristic +" in text
     assert images >= 1
