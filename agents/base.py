@@ -190,10 +190,15 @@ class PolicyAgent(Agent):
         return np.argmax(z, axis=1)
 
 
+SESSION_LENGTH = ("name", "target_points", "hands_per_session")  # options an agent file need not match
+
+
 def rules_mismatch(path: str | Path, meta: dict[str, Any], rules: Rules, saved: str) -> str | None:
     """Why the file ``path``'s stored rules (``meta["rules"]``) do not fit ``rules``; ``None`` when they do.
 
-    ``saved`` names the kind of file in the message ("agent file", "model").
+    ``saved`` names the kind of file in the message ("agent file", "model"). The length of a
+    session (``target_points``, ``hands_per_session``) may differ: it changes no observation
+    and no legal move, so an agent trained on whole sessions plays a session of any length.
     """
     try:
         stored = Rules.from_dict(meta["rules"])
@@ -202,6 +207,9 @@ def rules_mismatch(path: str | Path, meta: dict[str, Any], rules: Rules, saved: 
     if stored == rules:
         return None
     mine, theirs = rules.to_dict(), stored.to_dict()
-    diff = [f"{k}: {saved} {theirs[k]!r}, game {mine[k]!r}" for k in mine if k != "name" and mine[k] != theirs[k]]
+    diff = [f"{k}: {saved} {theirs[k]!r}, game {mine[k]!r}" for k in mine
+            if k not in SESSION_LENGTH and mine[k] != theirs[k]]
+    if not diff:
+        return None
     return (f"{path} was made for other rules (preset {stored.name!r}) than this game (preset {rules.name!r}); "
             f"differing options: {'; '.join(diff)}")

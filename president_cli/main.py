@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from president_cli import core_commands, evaluate, play, train, zoo
+from president_cli import core_commands, evaluate, play, serve, train, zoo
 
 # One line per module that adds subcommands (variants, simulate, replay; later evaluate, train, play).
 COMMAND_MODULES = [
@@ -19,6 +19,7 @@ COMMAND_MODULES = [
     train,
     evaluate,
     zoo,
+    serve,
 ]
 
 

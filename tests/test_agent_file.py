@@ -136,6 +136,16 @@ def test_other_rules_are_refused_naming_the_options(tmp_path):
         FileAgent(path, preset("bombs"))
 
 
+def test_a_session_of_another_length_is_not_other_rules(tmp_path):
+    path = _random_file(tmp_path / "a.agent.safetensors")
+    for rules in (preset("president", hands_per_session=1), preset("president", target_points=5)):
+        agent = FileAgent(path, rules)
+        st = init(rules, 8, seed=1)
+        assert st.legal[np.arange(8), agent.act(observe(rules, st, 0), st.legal, np.random.default_rng(0))].all()
+    with pytest.raises(AgentFileError, match=r"hands_per_session.*players|players"):
+        FileAgent(path, preset("president", hands_per_session=1, players=5))
+
+
 def test_a_truncated_file_is_refused_naming_it(tmp_path):
     path = _random_file(tmp_path / "a.agent.safetensors")
     raw = path.read_bytes()

@@ -236,6 +236,12 @@ class Recorder:
                                                if has_ranks[j] and min(shown) >= 0 else None)
         self._start[idx] = self._t
 
+    def current_header(self, game: int = 0) -> dict[str, Any] | None:
+        """The header (deal, forced gifts, seats, ...) of the hand game ``game`` is playing, or None when its
+        session is over."""
+        header = self._headers[game]
+        return None if header is None else dict(header)
+
     @staticmethod
     def _check_start(replayed: State, st: State, idx: np.ndarray) -> None:
         for name in ("hands", "current", "phase", "legal", "seat_player", "social", "exposed"):

@@ -1,0 +1,10 @@
+"""The web page: watch recorded hands and play against agents in a browser (``president serve``).
+
+:func:`create_app` builds the FastAPI app; :mod:`.views` turns game states into JSON,
+:mod:`.games` keeps the sessions people play, :mod:`.watch` reads records files.
+Install with ``pip install -e ".[web]"``.
+"""
+
+from .app import create_app
+
+__all__ = ["create_app"]

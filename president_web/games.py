@@ -1,0 +1,279 @@
+"""Play: a session between one person and agents, kept in the server.
+
+A :class:`PlaySession` holds one game (a batch of one :class:`State`), the agents in
+the other seats and the records of its finished hands. The agents move as soon as it
+is their turn, so between two requests the game always waits for the person (or is
+over). :class:`GameStore` keeps the sessions by token: a random string that only the
+browser that started the game knows, so a reload finds the game again and another
+browser cannot reach it.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent
+from agents.registry import make_agent
+from president_env.core import OVER, PLAY, Rules, RulesError, current_player, init, make_keys, observe, preset, tables
+from president_env.core.records import Recorder
+from president_env.core.render import rank_name
+
+from .views import action_words, cards_view, legal_moves, next_top, prompt, seat_of, table_view
+
+MAX_SEED = 2**63 - 1
+
+
+class GameError(ValueError):
+    """A request the game refuses: the message says what was wrong."""
+
+
+@dataclass(frozen=True)
+class GameSettings:
+    """What the Play page asks for: the variant, the person's seat and the agents."""
+
+    preset: str = "president"
+    players: int | None = None              # None: the preset's
+    seat: int = 0                           # the person's player number (its seat in the first hand)
+    opponents: tuple[str, ...] = ("heuristic",)   # one spec for all, or one per opponent in player order
+    seed: int | None = None                 # None: a random seed (shown, so the game can be played again)
+    hands: int | None = None                # hands in the session (None: the preset's target points)
+    random_ranks: bool = False              # start from random ranks: the first hand has an exchange
+    options: Mapping[str, Any] = field(default_factory=dict)  # any other rule options
+
+    def rules(self) -> Rules:
+        """The rules these settings name; a bad preset or option raises :class:`GameError`."""
+        overrides = dict(self.options)
+        if self.players is not None:
+            overrides["players"] = self.players
+        if self.hands is not None:
+            overrides["hands_per_session"] = self.hands
+        try:
+            return preset(self.preset, **overrides)
+        except (RulesError, TypeError) as e:
+            raise GameError(str(e)) from None
+
+
+class PlaySession:
+    """One session: the person is player ``human``; agents play the other seats."""
+
+    def __init__(self, settings: GameSettings) -> None:
+        rules = settings.rules()
+        P = rules.players
+        if not 0 <= settings.seat < P:
+            raise GameError(f"seat must be a player 0..{P - 1}, got {settings.seat}")
+        specs = list(settings.opponents)
+        if len(specs) == 1:
+            specs *= P - 1
+        if len(specs) != P - 1:
+            raise GameError(f"{len(specs)} opponents given for {P} players: give one for all or {P - 1}")
+        bots: list[Agent] = []
+        for spec in specs:
+            try:
+                bots.append(make_agent(spec, rules))   # never trust_pickle: a request is data, not code
+            except (ValueError, OSError, KeyError) as e:
+                raise GameError(f"agent {spec!r}: {e}") from None
+        seed = settings.seed if settings.seed is not None else int(np.random.SeedSequence().entropy % 1_000_000)
+        if not 0 <= seed <= MAX_SEED:
+            raise GameError(f"seed must be 0..{MAX_SEED}, got {seed}")
+        self.rules, self.human, self.seed = rules, settings.seat, seed
+        others = iter(specs)
+        self.agents = ["you" if p == self.human else next(others) for p in range(P)]
+        bot_iter = iter(bots)
+        self.bots = {p: next(bot_iter) for p in range(P) if p != self.human}
+        self.rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(P)]
+        self.state = init(rules, keys=make_keys(1, seed), start_ranks="random" if settings.random_ranks else None)
+        self.recorder = Recorder(rules, self.state, agents=self.agents)
+        self.records: list[dict[str, Any]] = []
+        self.log: list[str] = [f"{rules.name}, {P} players, seed {seed}. You are player {self.human}."]
+        self.top: list[str] | None = None
+        self.decisions = 0
+        self._hand_start()
+        self._advance()
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def over(self) -> bool:
+        return int(self.state.phase[0]) == OVER
+
+    def who(self, p: int) -> str:
+        return "you" if p == self.human else f"p{p} {self.agents[p]}"
+
+    def view(self, log_tail: int = 400) -> dict[str, Any]:
+        """What the person's page shows: the table from their seat, their cards and legal moves, the log."""
+        st = self.state
+        mine = not self.over and int(current_player(st)[0]) == self.human
+        seat = seat_of(st, self.human)
+        return {
+            "you": self.human,
+            "seed": self.seed,
+            "table": table_view(self.rules, st, self.human, self.agents, top_cards=self.top),
+            "hand": cards_view(self.rules, st.hands[0, seat]),
+            "your_turn": mine,
+            "legal": legal_moves(self.rules, st) if mine else [],
+            "log": self.log[-log_tail:],
+            "hands_done": len(self.records),
+            "over": self.over,
+            "standings": sorted(({"player": p, "agent": self.agents[p], "points": int(st.points[0, p])}
+                                 for p in range(self.rules.players)), key=lambda r: -r["points"]),
+        }
+
+    # ------------------------------------------------------------------ acting
+    def act(self, action: int | None = None, cards: Sequence[str] | None = None) -> None:
+        """The person's decision, by action id or by the cards it moves; then the agents play on.
+
+        Out of turn, an illegal id, or cards that make no legal move raise :class:`GameError`
+        and change nothing."""
+        if self.over:
+            raise GameError("the session is over: start a new game")
+        st = self.state
+        actor = int(current_player(st)[0])
+        if actor != self.human:  # cannot happen between requests; kept as a guard
+            raise GameError(f"it is player {actor}'s turn, not yours")
+        moves = legal_moves(self.rules, st)
+        if (action is None) == (cards is None):
+            raise GameError("give either an action id or the cards to play")
+        if cards is not None:
+            kinds = self._kinds(cards)
+            found = [m for m in moves if m["kinds"] == kinds]
+            if not found:
+                raise GameError(f"no legal {prompt(self.rules, st)} moves the cards {list(cards)}; legal: "
+                                + "; ".join(f"{m['words']} ({' '.join(m['cards']) or '-'})" for m in moves))
+            action = found[0]["id"]
+        if not isinstance(action, int) or isinstance(action, bool) or action not in {m["id"] for m in moves}:
+            raise GameError(f"action {action!r} is not legal now; legal: "
+                            + ", ".join(f"{m['id']} {m['words']}" for m in moves))
+        self.decisions += 1
+        self._apply(actor, action)
+        self._advance()
+
+    def _kinds(self, cards: Sequence[str]) -> list[str]:
+        """The kinds of cards named in a request, checked against the person's hand."""
+        t = tables(self.rules)
+        seat = seat_of(self.state, self.human)
+        held = [t.card_names[c] for c in np.flatnonzero(self.state.hands[0, seat])]
+        kind_of = {n: t.kinds[t.card_kind[c]] for c, n in enumerate(t.card_names)}
+        for name in cards:
+            if not isinstance(name, str) or name not in kind_of:
+                raise GameError(f"unknown card {name!r}")
+            if held.count(name) < list(cards).count(name):
+                raise GameError(f"you do not hold {name}" + (" that often" if name in held else ""))
+        return sorted(kind_of[n] for n in cards)
+
+    def _advance(self) -> None:
+        """Let the agents move (and make the person's forced moves) until the person decides or the end."""
+        while not self.over:
+            st = self.state
+            actor = int(current_player(st)[0])
+            legal = np.flatnonzero(st.legal[0])
+            if actor == self.human:
+                if legal.size != 1:
+                    return
+                self._apply(actor, int(legal[0]), note=" (your only move)")
+                continue
+            obs = observe(self.rules, st, actor)
+            a = int(self.bots[actor].act(obs, st.legal, self.rngs[actor])[0])
+            if not st.legal[0, a]:
+                raise RuntimeError(f"agent {self.agents[actor]} chose the illegal action {a}")
+            self._apply(actor, a)
+
+    def _apply(self, actor: int, action: int, note: str = "") -> None:
+        rules, st = self.rules, self.state
+        words = action_words(rules, st, action)
+        step_prompt = prompt(rules, st)
+        before_finish = st.finish[0].copy()
+        before_rev, before_dir = bool(st.revolution[0]), int(st.direction[0])
+        my_seat = seat_of(st, self.human)
+        before_mine = st.hands[0, my_seat].copy()
+        finished = self.recorder.step(np.array([action]))
+        t = tables(rules)
+        if finished:
+            cards = finished[0]["decisions"][-1]["cards"]
+        else:
+            cards = [t.card_names[c] for c in np.flatnonzero(st.moved[0])]
+        # Everyone sees a play's cards; a give-back or a merchant's pick only its maker (and its receiver, below).
+        shown = cards if (step_prompt == "play" or actor == self.human) else None
+        self.log.append(f"{self.who(actor)}: {words}" + (f" ({' '.join(shown)})" if shown else "") + note)
+        if finished:
+            self._hand_over(finished[0])
+            return
+        if step_prompt != "play":
+            got = st.hands[0, my_seat] & ~before_mine
+            if got.any():
+                self.log.append(f"you receive {' '.join(t.card_names[c] for c in np.flatnonzero(got))}")
+            if int(st.phase[0]) == PLAY:
+                self.log.append("exchange done")
+            return
+        self.top = next_top(rules, st, cards, self.top)
+        for s in np.flatnonzero((before_finish < 0) & (st.finish[0] >= 0)):
+            self.log.append(f"{self.who(int(st.seat_player[0, s]))} finished: place {int(st.finish[0, s]) + 1}")
+        if bool(st.revolution[0]) != before_rev:
+            self.log.append("revolution: the rank order is reversed" if st.revolution[0]
+                            else "counter-revolution: the rank order is back to normal")
+        if int(st.direction[0]) != before_dir:
+            self.log.append("the direction of play is reversed")
+        if int(st.top_owner[0]) < 0 and int(st.phase[0]) == PLAY:
+            self.log.append(f"trick over; {self.who(int(current_player(st)[0]))} leads")
+
+    def _hand_over(self, rec: dict[str, Any]) -> None:
+        st, P = self.state, self.rules.players
+        self.records.append(rec)
+        self.top = None
+        self.log.append(f"hand {rec['hand'] + 1} over: " + ", ".join(
+            f"{i + 1}. {self.who(p)} ({rank_name(i, P)}) {rec['points'][p]:+d}"
+            for i, p in enumerate(rec["finish_order"])))
+        if self.over:
+            self.log.append("session over. points: " + ", ".join(
+                f"{self.who(p)} {int(st.points[0, p])}" for p in range(P)))
+        else:
+            self._hand_start()
+
+    def _hand_start(self) -> None:
+        st, P = self.state, self.rules.players
+        self.log.append(f"hand {int(st.hand_no[0]) + 1}: {self.who(int(current_player(st)[0]))} to "
+                        + ("lead" if int(st.phase[0]) == PLAY else "give back first"))
+        ranks = [f"{self.who(int(st.seat_player[0, s]))} {rank_name(int(st.social[0, s]), P)}"
+                 for s in range(P) if st.social[0, s] >= 0]
+        if ranks:
+            self.log.append("ranks: " + ", ".join(ranks))
+        if (st.exposed[0] >= 0).any():
+            names = tables(self.rules).card_names
+            self.log.append("exposed cards (the piles went by them): " + ", ".join(
+                f"{self.who(int(st.seat_player[0, s]))} {names[int(st.exposed[0, s])]}" for s in range(P)))
+        header = self.recorder.current_header(0)
+        for g in header["exchanges"] if header else []:
+            show = self.human in (g["from"], g["to"])
+            gives = "give" if g["from"] == self.human else "gives"
+            self.log.append(f"exchange: {self.who(g['from'])} {gives} {len(g['cards'])} best card(s)"
+                            + (f" ({' '.join(g['cards'])})" if show else "") + f" to {self.who(g['to'])}")
+
+
+class GameStore:
+    """The sessions of this server by token (at most ``limit``; the oldest go first)."""
+
+    def __init__(self, limit: int = 64) -> None:
+        self.limit = limit
+        self._games: OrderedDict[str, PlaySession] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def new(self, settings: GameSettings) -> tuple[str, PlaySession]:
+        game = PlaySession(settings)
+        token = secrets.token_urlsafe(24)
+        with self.lock:
+            self._games[token] = game
+            while len(self._games) > self.limit:
+                self._games.popitem(last=False)
+        return token, game
+
+    def get(self, token: str) -> PlaySession:
+        with self.lock:
+            game = self._games.get(token)
+        if game is None:
+            raise KeyError("no game with this token (it may have ended with a restart of the server)")
+        return game

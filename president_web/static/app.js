@@ -1,0 +1,382 @@
+// The President page: Watch (step through recorded hands) and Play (a session against agents).
+// Plain JavaScript, no build step. The server holds every game; this page only draws what it answers.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const TOKEN_KEY = "president-game-token";
+let meta = null;
+
+// ------------------------------------------------------------------ helpers
+function showError(message) {
+  const box = $("error");
+  box.textContent = message || "";
+  box.hidden = !message;
+}
+
+async function api(path, options = {}) {
+  const headers = Object.assign({}, options.headers || {});
+  const token = localStorage.getItem(TOKEN_KEY);
+  if (token) headers["X-Game-Token"] = token;
+  if (options.json !== undefined) {
+    headers["Content-Type"] = "application/json";
+    options.body = JSON.stringify(options.json);
+  }
+  const response = await fetch(path, Object.assign({}, options, { headers }));
+  const text = await response.text();
+  let data = null;
+  try { data = JSON.parse(text); } catch (e) { data = text; }
+  if (!response.ok) {
+    const message = data && data.error ? data.error : `${response.status} ${response.statusText}`;
+    const err = new Error(message);
+    err.status = response.status;
+    throw err;
+  }
+  return data;
+}
+
+function el(tag, attrs = {}, children = []) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else if (k.startsWith("data-")) node.setAttribute(k, v);
+    else node[k] = v;
+  }
+  for (const c of children) node.appendChild(c);
+  return node;
+}
+
+function cardNode(card) {
+  const node = el("span", { class: "card" + (card.red ? " red" : ""), "data-name": card.name,
+                             "data-kind": card.kind, title: card.name });
+  node.appendChild(el("span", { text: card.rank }));
+  if (card.suit) node.appendChild(el("span", { text: card.suit }));
+  return node;
+}
+
+function drawTable(area, table) {
+  area.innerHTML = "";
+  const top = el("div", { class: "top" });
+  const facts = [`hand ${table.hand_no + 1}`, table.phase, table.direction];
+  if (table.revolution) facts.push("REVOLUTION");
+  top.appendChild(el("div", { text: facts.join(" · ") }));
+  top.appendChild(el("div", { class: "top-words", text: "top: " + table.top_text }));
+  if (table.top && table.top.cards) {
+    const row = el("div", { class: "cards top-cards" });
+    table.top.cards.forEach((c) => row.appendChild(cardNode(c)));
+    top.appendChild(row);
+  }
+  area.appendChild(top);
+  for (const s of table.seats) {
+    const box = el("div", { class: "seat" + (s.acting ? " acting" : "") + (s.place ? " out" : ""),
+                            "data-seat": String(s.seat) });
+    box.appendChild(el("div", { class: "who", text: `seat ${s.seat}: p${s.player} ${s.agent}` }));
+    const facts = [`${s.n_cards} card(s)`];
+    if (s.rank !== "-") facts.push(s.rank);
+    facts.push(`points ${s.points}`);
+    if (s.passed) facts.push(table.pass_words);
+    if (s.place) facts.push(`place ${s.place}`);
+    if (s.exposed) facts.push(`exposed ${s.exposed}`);
+    box.appendChild(el("div", { class: "facts", text: facts.join(" · ") }));
+    const row = el("div", { class: "cards" });
+    if (s.cards) s.cards.forEach((c) => row.appendChild(cardNode(c)));
+    else for (let i = 0; i < s.n_cards; i++) row.appendChild(el("span", { class: "card back" }));
+    box.appendChild(row);
+    area.appendChild(box);
+  }
+}
+
+// ------------------------------------------------------------------ tabs
+function showPage(name) {
+  for (const tab of document.querySelectorAll(".tab")) tab.classList.toggle("active", tab.dataset.page === name);
+  $("page-watch").hidden = name !== "watch";
+  $("page-play").hidden = name !== "play";
+  showError("");
+}
+
+// ------------------------------------------------------------------ watch
+const watch = { setId: null, hands: [], index: null, frames: [], step: 0 };
+
+async function loadSets() {
+  const data = await api("/api/records");
+  const select = $("record-set");
+  for (const s of data.sets) {
+    select.appendChild(el("option", { value: s.id, text: `${s.name} (${s.hands} hands)` }));
+  }
+  if (data.sets.length) {
+    select.value = data.sets[0].id;
+    await openSet(data.sets[0].id);
+  }
+}
+
+async function openSet(setId, known) {
+  watch.setId = setId;
+  watch.index = null;
+  const data = known || await api(`/api/records/${encodeURIComponent(setId)}`);
+  watch.hands = data.hands;
+  const body = $("hand-list").querySelector("tbody");
+  body.innerHTML = "";
+  for (const h of data.hands) {
+    const row = el("tr", { class: "hand-row", "data-index": String(h.index) });
+    for (const v of [h.index, h.preset, h.session, h.hand + 1, h.points.join(" ")]) row.appendChild(el("td", { text: String(v) }));
+    row.addEventListener("click", () => openHand(h.index).catch((e) => showError(e.message)));
+    body.appendChild(row);
+  }
+  if (data.hands.length) await openHand(0);
+}
+
+async function openHand(index) {
+  const viewer = $("viewer").value;
+  const data = await api(`/api/records/${encodeURIComponent(watch.setId)}/${index}?viewer=${viewer}`);
+  watch.index = index;
+  watch.frames = data.frames;
+  watch.step = 0;
+  const players = data.summary.players;
+  const select = $("viewer");
+  if (select.options.length !== players + 1) {
+    const keep = select.value;
+    select.innerHTML = "";
+    select.appendChild(el("option", { value: "all", text: "all hands" }));
+    for (let p = 0; p < players; p++) select.appendChild(el("option", { value: String(p), text: `player ${p}'s view` }));
+    select.value = keep;
+  }
+  for (const row of document.querySelectorAll("#hand-list tbody tr")) row.classList.toggle("open", row.dataset.index === String(index));
+  showError("");
+  drawFrame();
+}
+
+function drawFrame() {
+  const n = watch.frames.length;
+  if (!n) return;
+  const frame = watch.frames[watch.step];
+  $("step-label").textContent = watch.step === 0 ? `start of the hand (0 / ${n - 1})` : `decision ${watch.step} / ${n - 1}`;
+  $("event").textContent = frame.event;
+  drawTable($("watch-table"), frame.table);
+  $("first").disabled = $("prev").disabled = watch.step === 0;
+  $("next").disabled = $("last").disabled = watch.step === n - 1;
+}
+
+function moveTo(step) {
+  watch.step = Math.max(0, Math.min(watch.frames.length - 1, step));
+  drawFrame();
+}
+
+async function uploadRecords(file) {
+  const text = await file.text();
+  const data = await api(`/api/records?name=${encodeURIComponent(file.name)}`, { method: "POST", body: text });
+  const select = $("record-set");
+  select.appendChild(el("option", { value: data.id, text: `${data.name} (${data.hands.length} hands)` }));
+  select.value = data.id;
+  await openSet(data.id, data);
+}
+
+// ------------------------------------------------------------------ play
+const play = { view: null, selected: [] };
+
+function agentChoices(presetName) {
+  const choices = meta.agents.slice();
+  if (meta.zoo.includes(presetName)) choices.push(`zoo:${presetName}`);
+  choices.push("file");
+  return choices;
+}
+
+function drawOpponentChoices() {
+  const box = $("opponents");
+  const presetName = $("preset").value;
+  const players = Number($("players").value);
+  const seat = Number($("seat").value);
+  const old = {};
+  for (const node of box.querySelectorAll("select")) old[node.dataset.player] = node.value;
+  box.innerHTML = "";
+  for (let p = 0; p < players; p++) {
+    if (p === seat) continue;
+    const select = el("select", { "data-player": String(p), class: "opponent" });
+    for (const c of agentChoices(presetName)) select.appendChild(el("option", { value: c, text: c === "file" ? "agent file…" : c }));
+    select.value = old[p] && agentChoices(presetName).includes(old[p]) ? old[p] : "heuristic";
+    const path = el("input", { type: "text", placeholder: "path/to/NAME.agent.safetensors", "data-player": String(p),
+                               class: "agent-path" });
+    path.hidden = select.value !== "file";
+    select.addEventListener("change", () => { path.hidden = select.value !== "file"; });
+    const label = el("label", { text: `player ${p}: ` });
+    label.appendChild(select);
+    label.appendChild(path);
+    box.appendChild(label);
+  }
+}
+
+function opponentSpecs() {
+  const specs = [];
+  for (const select of $("opponents").querySelectorAll("select")) {
+    if (select.value === "file") {
+      const path = $("opponents").querySelector(`input[data-player="${select.dataset.player}"]`).value.trim();
+      specs.push(`ppo:${path}`);
+    } else specs.push(select.value);
+  }
+  return specs;
+}
+
+async function startGame(event) {
+  event.preventDefault();
+  let options = {};
+  const text = $("options").value.trim();
+  if (text) {
+    try { options = JSON.parse(text); } catch (e) { showError(`Other options: not JSON (${e.message})`); return; }
+  }
+  const body = {
+    preset: $("preset").value,
+    players: Number($("players").value),
+    seat: Number($("seat").value),
+    opponents: opponentSpecs(),
+    random_ranks: $("random-ranks").checked,
+    options,
+  };
+  if ($("seed").value !== "") body.seed = Number($("seed").value);
+  if ($("hands").value !== "") body.hands = Number($("hands").value);
+  try {
+    const data = await api("/api/game", { method: "POST", json: body });
+    localStorage.setItem(TOKEN_KEY, data.token);
+    showError("");
+    drawGame(data.view);
+  } catch (e) { showError(e.message); }
+}
+
+function selectedKinds() {
+  return play.selected.map((i) => play.view.hand[i].kind).sort();
+}
+
+function matchingMove() {
+  if (!play.view || !play.view.your_turn || !play.selected.length) return null;
+  const want = JSON.stringify(selectedKinds());
+  return play.view.legal.find((m) => m.id !== 0 && JSON.stringify(m.kinds) === want) || null;
+}
+
+function refreshButtons() {
+  const move = matchingMove();
+  const verb = { play: "Play", "give back": "Give back", trade: "Trade" }[play.view.table.prompt] || "Play";
+  $("play-btn").disabled = !move;
+  $("play-btn").textContent = move ? `${verb}: ${move.words}` : verb;
+  const pass = play.view.your_turn && play.view.legal.some((m) => m.id === 0);
+  $("pass-btn").disabled = !pass;
+  for (const [i, node] of [...$("my-hand").children].entries()) node.classList.toggle("selected", play.selected.includes(i));
+}
+
+function drawGame(view) {
+  play.view = view;
+  play.selected = [];
+  $("game").hidden = false;
+  const head = view.over ? `Session over after ${view.hands_done} hand(s). ` + view.standings.map((s) => `p${s.player} ${s.agent} ${s.points}`).join(", ")
+    : (view.your_turn ? "Your turn." : "Waiting.") + ` You are player ${view.you}; seed ${view.seed}; hands played ${view.hands_done}.`;
+  $("game-head").textContent = head;
+  drawTable($("play-table"), view.table);
+  const prompts = { play: "Your cards: click cards, then Play", "give back": "Give back a card: click it, then Give back",
+                    trade: "Choose a card to trade: click it, then Trade", over: "Your cards" };
+  $("prompt").textContent = prompts[view.table.prompt] || "Your cards";
+  const hand = $("my-hand");
+  hand.innerHTML = "";
+  view.hand.forEach((card, i) => {
+    const node = cardNode(card);
+    node.addEventListener("click", () => {
+      const k = play.selected.indexOf(i);
+      if (k >= 0) play.selected.splice(k, 1); else play.selected.push(i);
+      refreshButtons();
+    });
+    hand.appendChild(node);
+  });
+  const moves = $("moves");
+  moves.innerHTML = "";
+  if (view.your_turn) {
+    moves.appendChild(el("span", { text: "legal: " }));
+    for (const m of view.legal) {
+      const b = el("button", { text: m.words, class: "move", "data-action": String(m.id), type: "button" });
+      b.addEventListener("click", () => {
+        if (m.id === 0) return sendMove({ action: 0 });
+        play.selected = [];
+        const used = new Set();
+        for (const name of m.cards) {
+          const i = view.hand.findIndex((c, j) => c.name === name && !used.has(j));
+          if (i >= 0) { used.add(i); play.selected.push(i); }
+        }
+        refreshButtons();
+      });
+      moves.appendChild(b);
+    }
+  }
+  const log = $("log");
+  log.innerHTML = "";
+  for (const line of view.log) log.appendChild(el("li", { text: line }));
+  log.scrollTop = log.scrollHeight;
+  refreshButtons();
+}
+
+async function sendMove(body) {
+  try {
+    const view = await api("/api/game/action", { method: "POST", json: body });
+    showError("");
+    drawGame(view);
+  } catch (e) { showError(e.message); }
+}
+
+async function downloadRecords() {
+  try {
+    const response = await fetch("/api/game/records", { headers: { "X-Game-Token": localStorage.getItem(TOKEN_KEY) || "" } });
+    if (!response.ok) throw new Error((await response.json()).error);
+    const blob = await response.blob();
+    const name = (response.headers.get("Content-Disposition") || "").match(/filename="([^"]+)"/);
+    const a = el("a", { href: URL.createObjectURL(blob), download: name ? name[1] : "president.jsonl" });
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+  } catch (e) { showError(e.message); }
+}
+
+async function resumeGame() {
+  if (!localStorage.getItem(TOKEN_KEY)) return false;
+  try {
+    drawGame(await api("/api/game"));
+    return true;
+  } catch (e) {
+    if (e.status === 404) localStorage.removeItem(TOKEN_KEY);
+    return false;
+  }
+}
+
+// ------------------------------------------------------------------ start
+async function main() {
+  for (const tab of document.querySelectorAll(".tab")) tab.addEventListener("click", () => showPage(tab.dataset.page));
+  meta = await api("/api/meta");
+  for (const p of meta.presets) $("preset").appendChild(el("option", { value: p.name, text: `${p.name} (${p.from})` }));
+  const setPlayers = () => {
+    const p = meta.presets.find((x) => x.name === $("preset").value);
+    $("players").value = p.players;
+    drawOpponentChoices();
+  };
+  $("preset").addEventListener("change", setPlayers);
+  $("players").addEventListener("change", drawOpponentChoices);
+  $("seat").addEventListener("change", drawOpponentChoices);
+  setPlayers();
+  $("new-game").addEventListener("submit", startGame);
+  $("play-btn").addEventListener("click", () => { const m = matchingMove(); if (m) sendMove({ action: m.id }); });
+  $("pass-btn").addEventListener("click", () => sendMove({ action: 0 }));
+  $("clear-btn").addEventListener("click", () => { play.selected = []; refreshButtons(); });
+  $("download-btn").addEventListener("click", downloadRecords);
+  $("first").addEventListener("click", () => moveTo(0));
+  $("prev").addEventListener("click", () => moveTo(watch.step - 1));
+  $("next").addEventListener("click", () => moveTo(watch.step + 1));
+  $("last").addEventListener("click", () => moveTo(watch.frames.length - 1));
+  $("record-set").addEventListener("change", () => { if ($("record-set").value) openSet($("record-set").value).catch((e) => showError(e.message)); });
+  $("records-file").addEventListener("change", () => {
+    const file = $("records-file").files[0];
+    if (file) uploadRecords(file).catch((e) => showError(e.message));
+  });
+  $("viewer").addEventListener("change", () => { if (watch.index !== null) openHand(watch.index).catch((e) => showError(e.message)); });
+  document.addEventListener("keydown", (e) => {
+    if ($("page-watch").hidden || e.target.tagName === "INPUT") return;
+    if (e.key === "ArrowRight") moveTo(watch.step + 1);
+    if (e.key === "ArrowLeft") moveTo(watch.step - 1);
+  });
+  await loadSets();
+  if (await resumeGame()) showPage("play");
+  document.body.dataset.ready = "yes";
+}
+
+main().catch((e) => showError(e.message));

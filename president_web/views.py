@@ -1,0 +1,159 @@
+"""What the web page draws: one game of a batch (a :class:`State`) as plain JSON.
+
+:func:`table_view` is the table as one player sees it (``viewer``: only that player's
+cards) or as an onlooker with every hand shown (``viewer=None``): the seats with
+their players, card counts, pass state, places, ranks and points; the play on top
+and its cards; the phase and the exchange. :func:`legal_moves` lists the decisions
+open to the player to act, each with the exact cards it would move, so that the page
+can match a selection of clicked cards to a legal move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from president_env.core import EXCHANGE, OVER, PLAY, Rules, State, describe_action, tables
+from president_env.core.engine import exchange_kind, step_inplace
+from president_env.core.render import rank_name, top_words
+
+SUIT_SYMBOLS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
+PHASES = ("exchange", "play", "over")
+_PASS_WORDS = {"may_replay": "passed", "locks_out": "locked out", "single_round": "had its turn"}
+
+
+def card_view(name: str, kind: str) -> dict[str, Any]:
+    """One card as the page draws it: ``{"name": "7H", "kind": "7", "rank": "7", "suit": "\u2665", "red": true}``."""
+    suit = name[len(kind):] if name != kind else ""
+    return {
+        "name": name,
+        "kind": kind,
+        "rank": "10" if kind == "T" else kind,
+        "suit": SUIT_SYMBOLS.get(suit, ""),
+        "red": suit in ("D", "H") or name == "RJ",
+    }
+
+
+def cards_view(rules: Rules, row: np.ndarray) -> list[dict[str, Any]]:
+    """A (C,) bool row of cards as card views, weakest first."""
+    t = tables(rules)
+    return [card_view(t.card_names[c], t.kinds[t.card_kind[c]]) for c in np.flatnonzero(row)]
+
+
+def names_view(rules: Rules, names: Sequence[str]) -> list[dict[str, Any]]:
+    """Card names (as a record lists them) as card views."""
+    t = tables(rules)
+    kind_of = {n: t.kinds[t.card_kind[c]] for c, n in enumerate(t.card_names)}
+    return [card_view(n, kind_of[n]) for n in names]
+
+
+def seat_of(state: State, player: int, game: int = 0) -> int:
+    """The seat ``player`` sits in."""
+    return int(np.flatnonzero(state.seat_player[game] == player)[0])
+
+
+def prompt(rules: Rules, state: State, game: int = 0) -> str:
+    """What the decision to make is: ``"play"``, ``"give back"``, ``"trade"`` or ``"over"``."""
+    phase = int(state.phase[game])
+    if phase == OVER:
+        return "over"
+    if phase == EXCHANGE:
+        return "trade" if int(exchange_kind(rules, state)[game]) > 0 else "give back"
+    return "play"
+
+
+def action_words(rules: Rules, state: State, action: int, game: int = 0) -> str:
+    """``describe_action`` for the decision ``state`` is at (a give-back or trade in the exchange)."""
+    p = prompt(rules, state, game)
+    return describe_action(rules, action, exchange=p == "give back", trade=p == "trade")
+
+
+def legal_moves(rules: Rules, state: State, game: int = 0) -> list[dict[str, Any]]:
+    """The legal decisions of the player to act: ``{"id", "words", "cards", "kinds"}`` each.
+
+    ``cards`` are the card names the move would take from the hand (found by making
+    every legal move on copies of the game); ``kinds`` their kinds, sorted, which is
+    what identifies a move among the legal ones (the engine chooses the suits).
+    """
+    legal = np.flatnonzero(state.legal[game])
+    if int(state.phase[game]) == OVER:
+        return []
+    copies = state.take(np.full(legal.size, game))
+    step_inplace(rules, copies, legal.astype(np.int64))
+    t = tables(rules)
+    out = []
+    for i, a in enumerate(legal):
+        cards = [int(c) for c in np.flatnonzero(copies.moved[i])]
+        out.append({
+            "id": int(a),
+            "words": action_words(rules, state, int(a), game),
+            "cards": [t.card_names[c] for c in cards],
+            "kinds": sorted(t.kinds[t.card_kind[c]] for c in cards),
+        })
+    return out
+
+
+def next_top(rules: Rules, after: State, cards: Sequence[str], top: list[str] | None,
+             game: int = 0) -> list[str] | None:
+    """The cards of the play on top after a decision that moved ``cards`` (the state holds only
+    the top's rank and size): the new play's cards, the same top after a pass, none once the
+    trick is over."""
+    if int(after.phase[game]) != PLAY or int(after.top_owner[game]) < 0:
+        return None
+    return list(cards) if cards else top
+
+
+def table_view(rules: Rules, state: State, viewer: int | None, agents: Sequence[str],
+               game: int = 0, points: Sequence[int] | None = None,
+               top_cards: Sequence[str] | None = None) -> dict[str, Any]:
+    """The table of one game as ``viewer`` sees it (``None``: every hand shown).
+
+    ``points`` replaces the session points (a record holds one hand, so its page
+    shows the points of that hand instead); ``top_cards`` are the cards of the play
+    on top (see :func:`next_top`).
+    """
+    b, P = game, rules.players
+    t = tables(rules)
+    phase = int(state.phase[b])
+    sp = state.seat_player[b]
+    seats = []
+    for s in range(P):
+        p = int(sp[s])
+        fin = int(state.finish[b, s])
+        shown = viewer is None or viewer == p
+        seats.append({
+            "seat": s,
+            "player": p,
+            "agent": agents[p],
+            "n_cards": int(state.n_cards[b, s]),
+            "cards": cards_view(rules, state.hands[b, s]) if shown else None,
+            "passed": bool(state.passed[b, s]) and phase != OVER,
+            "place": fin + 1 if fin >= 0 else None,
+            "rank": rank_name(int(state.social[b, s]), P),
+            "points": int(points[p]) if points is not None else int(state.points[b, p]),
+            "acting": phase != OVER and int(state.current[b]) == s,
+            "exposed": t.card_names[int(state.exposed[b, s])] if state.exposed[b, s] >= 0 else None,
+        })
+    owner = int(state.top_owner[b])
+    top = None
+    if owner >= 0 and phase != OVER:
+        top = {"words": top_words(rules, state, b, agents), "player": int(sp[owner]),
+               "cards": names_view(rules, top_cards) if top_cards else None}
+    return {
+        "preset": rules.name,
+        "players": P,
+        "phase": PHASES[phase],
+        "prompt": prompt(rules, state, b),
+        "hand_no": int(state.hand_no[b]),
+        "dealer": int(state.dealer[b]),
+        "direction": "clockwise" if state.direction[b] > 0 else "counter-clockwise",
+        "revolution": bool(state.revolution[b]),
+        "pass_words": _PASS_WORDS[rules.pass_rule],
+        "acting_player": int(sp[int(state.current[b])]) if phase != OVER else None,
+        "top": top,
+        "top_text": top_words(rules, state, b, agents),
+        "seats": seats,
+        "played": [{"kind": k, "n": int(n)} for k, n in zip(t.kinds, state.played[b], strict=True) if n],
+    }

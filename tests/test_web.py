@@ -1,0 +1,375 @@
+"""The web app's endpoints with the framework's test client: Watch, Play, and every refusal."""
+
+from __future__ import annotations
+
+import copy
+import json
+import warnings
+import zipfile
+
+import numpy as np
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+from president_cli.main import main as cli_main  # noqa: E402
+from president_env.core import preset  # noqa: E402
+from president_env.core.records import read_records, replay, write_records  # noqa: E402
+from president_web import create_app  # noqa: E402
+from president_web.watch import RecordSet  # noqa: E402
+
+
+def _records_text(tmp_path, preset_name: str = "president", games: int = 2, seed: int = 5) -> str:
+    path = tmp_path / f"{preset_name}.jsonl"
+    assert cli_main(["simulate", "--preset", preset_name, "--games", str(games), "--seed", str(seed),
+                     "--hands", "2", "--records", str(path), "--random-ranks", "--no-progress"]) == 0
+    return path.read_text()
+
+
+@pytest.fixture
+def client() -> TestClient:
+    return TestClient(create_app())
+
+
+def _start(client: TestClient, **body) -> tuple[str, dict]:
+    r = client.post("/api/game", json=body)
+    assert r.status_code == 200, r.text
+    data = r.json()
+    return data["token"], data["view"]
+
+
+def _play_out(client: TestClient, token: str, view: dict, rng: np.random.Generator, by_cards: bool = True) -> dict:
+    """Play the person's moves (random legal ones) until the session is over."""
+    steps = 0
+    while not view["over"]:
+        assert view["your_turn"]
+        move = view["legal"][int(rng.integers(len(view["legal"])))]
+        body = {"cards": move["cards"]} if (by_cards and move["id"] != 0) else {"action": move["id"]}
+        r = client.post("/api/game/action", json=body, headers={"X-Game-Token": token})
+        assert r.status_code == 200, r.text
+        view = r.json()
+        steps += 1
+        assert steps < 2000
+    return view
+
+
+# --------------------------------------------------------------------------- the page and meta
+def test_page_and_static_files_are_served(client):
+    r = client.get("/")
+    assert r.status_code == 200 and "<title>President</title>" in r.text
+    for name in ("app.js", "style.css"):
+        assert client.get(f"/static/{name}").status_code == 200
+
+
+def test_meta_lists_presets_agents_and_the_zoo(client):
+    meta = client.get("/api/meta").json()
+    names = [p["name"] for p in meta["presets"]]
+    assert "president" in names and "daifugo" in names
+    assert {p["name"]: p["players"] for p in meta["presets"]}["huberes"] == 6
+    assert meta["agents"] == ["random", "greedy", "heuristic"]
+    assert "president" in meta["zoo"]
+
+
+# --------------------------------------------------------------------------- play
+def test_a_session_plays_to_the_end_and_its_records_replay(client):
+    token, view = _start(client, preset="president", seed=11, hands=2, opponents=["random"], random_ranks=True)
+    assert len(token) >= 32
+    view = _play_out(client, token, view, np.random.default_rng(0))
+    assert view["hands_done"] == 2 and view["over"]
+    assert "session over" in view["log"][-1]
+    r = client.get("/api/game/records", headers={"X-Game-Token": token})
+    assert r.status_code == 200 and "attachment" in r.headers["content-disposition"]
+    records = [json.loads(line) for line in r.text.splitlines()]
+    assert len(records) == 2
+    for rec in records:
+        replay(rec)
+        assert rec["agents"][0] == "you" and rec["agents"][1:] == ["random"] * 3
+    assert sum(rec["points"][0] for rec in records) == next(s["points"] for s in view["standings"] if s["player"] == 0)
+
+
+def test_the_same_seed_and_moves_give_the_same_session(client):
+    runs = []
+    for _ in range(2):
+        token, view = _start(client, preset="one_deuce_wins", seed=4, hands=1, opponents=["heuristic"])
+        _play_out(client, token, view, np.random.default_rng(1), by_cards=False)
+        runs.append(client.get("/api/game/records", headers={"X-Game-Token": token}).text)
+    assert runs[0] == runs[1]
+
+
+def test_the_view_shows_only_the_persons_cards(client):
+    token, view = _start(client, preset="president", seed=2, seat=2, opponents=["random"])
+    assert view["you"] == 2
+    for seat in view["table"]["seats"]:
+        if seat["player"] == 2:
+            assert [c["name"] for c in seat["cards"]] == [c["name"] for c in view["hand"]]
+        else:
+            assert seat["cards"] is None and seat["n_cards"] > 0
+    held = [c["name"] for c in view["hand"]]
+    for move in view["legal"]:
+        assert all(held.count(n) >= move["cards"].count(n) for n in move["cards"])
+
+
+def test_others_give_backs_stay_hidden_in_the_log(client):
+    # Player 1 sees the cards it gives and receives, and nothing of the other pair's give-backs.
+    seen_other = seen_mine = 0
+    for seed in range(6):
+        token, view = _start(client, preset="president", seed=seed, seat=1, opponents=["heuristic"],
+                             random_ranks=True, hands=1)
+        view = _play_out(client, token, view, np.random.default_rng(seed))
+        log = client.get("/api/game", headers={"X-Game-Token": token}).json()["log"]
+        rec = json.loads(client.get("/api/game/records", headers={"X-Game-Token": token}).text.splitlines()[0])
+        backs = sum(b for _, b in preset("president").exchange_pairs)
+        lines = [x for x in log if ": give back" in x]
+        assert len(lines) == backs
+        for d, line in zip(rec["decisions"][:backs], lines, strict=True):
+            if d["agent"] == 1:
+                assert line.endswith(f"({d['cards'][0]})")
+                continue
+            assert "(" not in line, line
+            partner = next(g["from"] for g in rec["exchanges"] if g["to"] == d["agent"])
+            following = log[log.index(line) + 1]
+            if partner == 1:
+                seen_mine += 1
+                assert following == f"you receive {d['cards'][0]}"
+            else:
+                seen_other += 1
+                assert not following.startswith("you receive")
+    assert seen_mine and seen_other
+
+
+def test_a_reload_finds_the_game_and_another_token_does_not(client):
+    token, view = _start(client, preset="president", seed=3)
+    again = client.get("/api/game", headers={"X-Game-Token": token})
+    assert again.status_code == 200 and again.json() == view
+    for headers in ({"X-Game-Token": token[:-2] + "xx"}, {}):
+        r = client.get("/api/game", headers=headers)
+        assert r.status_code == 404 and "token" in r.json()["error"]
+        r = client.post("/api/game/action", json={"action": 0}, headers=headers)
+        assert r.status_code == 404
+
+
+def _assert_refused(client, token, view, body, *words):
+    r = client.post("/api/game/action", json=body, headers={"X-Game-Token": token})
+    assert r.status_code == 400, r.text
+    msg = r.json()["error"]
+    for w in words:
+        assert w in msg, msg
+    assert client.get("/api/game", headers={"X-Game-Token": token}).json() == view  # nothing changed
+
+
+def test_illegal_moves_are_refused_and_change_nothing(client):
+    token, view = _start(client, preset="president", seed=0, opponents=["random"])
+    assert view["your_turn"]
+    legal = {m["id"] for m in view["legal"]}
+    illegal = next(a for a in range(1, 60) if a not in legal)
+    _assert_refused(client, token, view, {"action": illegal}, f"action {illegal}", "not legal")
+    _assert_refused(client, token, view, {"action": 10_000}, "not legal")
+    _assert_refused(client, token, view, {"action": True}, "action")
+    held = [c["name"] for c in view["hand"]]
+    missing = next(n for n in ("3C", "3D", "3H", "3S", "4C", "4D", "4H", "4S") if n not in held)
+    _assert_refused(client, token, view, {"cards": [missing]}, "do not hold", missing)
+    _assert_refused(client, token, view, {"cards": ["ZZ"]}, "unknown card")
+    kinds = {}
+    for c in view["hand"]:
+        kinds.setdefault(c["kind"], c["name"])
+    a, b = list(kinds.values())[:2]
+    _assert_refused(client, token, view, {"cards": [a, b]}, "no legal play", a)
+    _assert_refused(client, token, view, {"action": 0, "cards": [a]}, "either")
+    _assert_refused(client, token, view, {}, "either")
+    r = client.post("/api/game/action", json={"action": 0, "extra": 1}, headers={"X-Game-Token": token})
+    assert r.status_code == 400 and "extra" in r.json()["error"]
+
+
+@pytest.mark.parametrize("body, words", [
+    ({"preset": "no_such_game"}, ["unknown preset", "no_such_game"]),
+    ({"opponents": ["wizard"]}, ["agent 'wizard'", "unknown agent"]),
+    ({"opponents": ["random", "greedy"]}, ["2 opponents", "4 players"]),
+    ({"seat": 4}, ["seat must be a player 0..3"]),
+    ({"players": 13}, ["players=13"]),
+    ({"options": {"pass_rule": "sometimes"}}, ["pass_rule", "sometimes"]),
+    ({"options": {"colour": "blue"}}, ["unknown option", "colour"]),
+    ({"hands": 0}, ["hands"]),
+    ({"seed": -1}, ["seed"]),
+    ({"seat": "one"}, ["seat"]),
+    ({"opponents": ["zoo:nothing"]}, ["no zoo agent"]),
+    ({"preset": "bombs", "opponents": ["zoo:president"]}, ["zoo:president"]),
+])
+def test_bad_game_requests_are_refused_by_name(client, body, words):
+    r = client.post("/api/game", json=body)
+    assert r.status_code == 400, r.text
+    for w in words:
+        assert w in r.json()["error"], r.json()["error"]
+
+
+def test_a_pickled_model_is_never_loaded_from_a_request(client, tmp_path):
+    marker = tmp_path / "ran"
+    bad = tmp_path / "model.zip"
+    with zipfile.ZipFile(bad, "w") as z:
+        z.writestr("data", json.dumps({"policy_class": {":serialized:": "payload"}}))
+    r = client.post("/api/game", json={"opponents": [f"ppo:{bad}"]})
+    assert r.status_code == 400 and "pickle" in r.json()["error"]
+    assert not marker.exists()
+    r = client.post("/api/game", json={"opponents": [f"ppo:{tmp_path / 'nothing.agent.safetensors'}"]})
+    assert r.status_code == 400
+
+
+def test_an_agent_file_plays_from_a_path(client):
+    from agents.zoo import zoo_path
+
+    token, view = _start(client, preset="president", seed=1, hands=1,
+                         opponents=[f"ppo:{zoo_path('president')}", "zoo:president", "heuristic"])
+    assert [s["agent"] for s in sorted(view["table"]["seats"], key=lambda s: s["player"])][1].startswith("ppo:")
+    _play_out(client, token, view, np.random.default_rng(3))
+
+
+@pytest.mark.parametrize("name", ["merchants", "expose_hands", "daifugo", "double_deck"])
+def test_every_kind_of_decision_can_be_played(client, name):
+    token, view = _start(client, preset=name, seed=6, hands=2, opponents=["heuristic"], random_ranks=True)
+    seen = set()
+    rng = np.random.default_rng(4)
+    while not view["over"]:
+        seen.add(view["table"]["prompt"])
+        move = view["legal"][int(rng.integers(len(view["legal"])))]
+        body = {"cards": move["cards"]} if move["id"] else {"action": 0}
+        r = client.post("/api/game/action", json=body, headers={"X-Game-Token": token})
+        assert r.status_code == 200, r.text
+        view = r.json()
+    assert "play" in seen
+    if name == "merchants":
+        assert "trade" in seen or any("trade" in line for line in view["log"])
+    if name == "expose_hands":
+        assert any(line.startswith("exposed cards") for line in view["log"])
+    for rec in client.get("/api/game/records", headers={"X-Game-Token": token}).text.splitlines():
+        replay(json.loads(rec))
+
+
+def test_the_store_forgets_the_oldest_game_past_its_limit():
+    c = TestClient(create_app(max_games=2))
+    tokens = [_start(c, seed=i)[0] for i in range(3)]
+    assert c.get("/api/game", headers={"X-Game-Token": tokens[0]}).status_code == 404
+    assert c.get("/api/game", headers={"X-Game-Token": tokens[2]}).status_code == 200
+
+
+# --------------------------------------------------------------------------- watch
+def test_a_records_file_from_the_command_line_is_listed_and_steps_through(tmp_path):
+    text = _records_text(tmp_path)
+    records = RecordSet.parse("sim.jsonl", text)
+    c = TestClient(create_app(records))
+    sets = c.get("/api/records").json()["sets"]
+    assert sets == [{"id": "cli", "name": "sim.jsonl", "hands": len(records.records)}]
+    hands = c.get("/api/records/cli").json()["hands"]
+    assert [h["index"] for h in hands] == list(range(len(records.records)))
+    rec = records.records[1]
+    data = c.get("/api/records/cli/1").json()
+    frames = data["frames"]
+    assert len(frames) == len(rec["decisions"]) + 1
+    deal_sizes = [len(cards) for cards in rec["deal"]]
+    assert sum(s["n_cards"] for s in frames[0]["table"]["seats"]) == sum(deal_sizes)
+    for i, (frame, d) in enumerate(zip(frames[1:], rec["decisions"], strict=True)):
+        assert frame["event"].startswith(f"p{d['agent']} "), (i, frame["event"])
+        if d["cards"] and d["action"]:
+            assert " ".join(d["cards"]) in frame["event"]
+        shown = sum(len(s["cards"]) for s in frame["table"]["seats"])
+        assert shown == sum(s["n_cards"] for s in frame["table"]["seats"])
+    last = frames[-1]["table"]
+    assert last["phase"] == "over"
+    assert sorted((s["player"], s["points"]) for s in last["seats"]) == list(enumerate(rec["points"]))
+    assert "hand over" in frames[-1]["event"]
+
+
+def test_one_players_view_hides_the_other_hands(tmp_path):
+    records = RecordSet.parse("sim.jsonl", _records_text(tmp_path))
+    c = TestClient(create_app(records))
+    frames = c.get("/api/records/cli/1?viewer=2").json()["frames"]
+    for frame in frames:
+        for s in frame["table"]["seats"]:
+            assert (s["cards"] is not None) == (s["player"] == 2)
+    rec = records.records[1]
+    for g in rec["exchanges"]:
+        if 2 not in (g["from"], g["to"]):
+            assert " ".join(g["cards"]) not in frames[0]["event"]
+
+
+def test_an_upload_is_private_to_the_uploader_and_opens(tmp_path):
+    c = TestClient(create_app())
+    text = _records_text(tmp_path, "daifugo", games=1)
+    r = c.post("/api/records?name=mine.jsonl", content=text.encode())
+    assert r.status_code == 200
+    data = r.json()
+    assert data["name"] == "mine.jsonl" and len(data["hands"]) >= 1
+    assert c.get("/api/records").json()["sets"] == []
+    assert len(c.get(f"/api/records/{data['id']}/0?viewer=0").json()["frames"]) > 1
+
+
+@pytest.mark.parametrize("mutate, status, words", [
+    (lambda t: b"\xff\xfe" + t.encode(), 400, ["UTF-8"]),
+    (lambda t: t.encode() + b"\n{not json}\n", 400, ["line", "not JSON"]),
+    (lambda t: b"[1, 2]\n", 400, ["line 1", "not a game record"]),
+    (lambda t: b"\n\n", 400, ["no records"]),
+    (lambda t: json.dumps({**json.loads(t.splitlines()[0]), "rules": {"players": 99}}).encode(), 400,
+     ["line 1", "players"]),
+])
+def test_corrupt_uploads_are_refused_with_the_reason(tmp_path, mutate, status, words):
+    c = TestClient(create_app())
+    r = c.post("/api/records?name=bad.jsonl", content=mutate(_records_text(tmp_path, games=1)))
+    assert r.status_code == status, r.text
+    for w in words:
+        assert w in r.json()["error"], r.json()["error"]
+
+
+def test_a_record_that_does_not_replay_is_refused_when_opened(tmp_path):
+    rec = read_records_from_text(_records_text(tmp_path, games=1))[0]
+    bad = copy.deepcopy(rec)
+    d = bad["decisions"][-1]
+    d["action"] = next(a for a in range(80) if a not in d["legal"])
+    path = tmp_path / "bad.jsonl"
+    write_records(path, [bad])
+    c = TestClient(create_app())
+    r = c.post("/api/records?name=bad.jsonl", content=path.read_bytes())
+    assert r.status_code == 200  # the fields are well formed; the play is checked when the hand is opened
+    r = c.get(f"/api/records/{r.json()['id']}/0")
+    assert r.status_code == 400 and "does not replay" in r.json()["error"] and "not legal" in r.json()["error"]
+
+
+def test_bad_watch_requests_are_refused(tmp_path):
+    c = TestClient(create_app(RecordSet.parse("sim.jsonl", _records_text(tmp_path, games=1))))
+    n = len(c.get("/api/records/cli").json()["hands"])
+    for path, status, word in [
+        ("/api/records/nope", 404, "no records file"),
+        ("/api/records/nope/0", 404, "no records file"),
+        (f"/api/records/cli/{n}", 400, "hands 0.."),
+        ("/api/records/cli/0?viewer=7", 400, "viewer must be a player 0..3"),
+        ("/api/records/cli/0?viewer=me", 400, "viewer must be 'all'"),
+        ("/api/records/cli/x", 400, "index"),
+    ]:
+        r = c.get(path)
+        assert r.status_code == status, (path, r.text)
+        assert word in r.json()["error"], (path, r.json())
+
+
+def read_records_from_text(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+# --------------------------------------------------------------------------- command line
+def test_serve_refuses_a_corrupt_records_file_and_a_bad_port(tmp_path, capsys):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{oops\n")
+    with pytest.raises(SystemExit) as e:
+        cli_main(["serve", "--records", str(bad)])
+    assert e.value.code == 2 and "line 1: not JSON" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        cli_main(["serve", "--records", str(tmp_path / "missing.jsonl")])
+    assert e.value.code == 2 and "cannot read" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        cli_main(["serve", "--port", "70000"])
+    assert e.value.code == 2 and "--port" in capsys.readouterr().err
+
+
+def test_records_written_by_play_load_in_watch(tmp_path):
+    text = _records_text(tmp_path, "merchants", games=1)
+    assert RecordSet.parse("m.jsonl", text).records == read_records(tmp_path / "merchants.jsonl")

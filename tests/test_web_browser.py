@@ -1,0 +1,264 @@
+"""The web page in a real browser: headless Chromium driven by Selenium.
+
+Needs the distribution's ``chromium`` and ``chromedriver`` (Debian: ``apt-get install chromium
+chromium-driver``). Without them the tests are skipped, unless ``PRESIDENT_BROWSER_TESTS=require``
+(as ``.ci/run`` sets it), which makes a missing browser a failure. With
+``PRESIDENT_SCREENSHOTS=docs/img`` the tests write the screenshots of ``docs/web.md`` there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("fastapi")
+uvicorn = pytest.importorskip("uvicorn")
+webdriver = pytest.importorskip("selenium.webdriver")
+
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+from president_cli.main import main as cli_main  # noqa: E402
+from president_env.core.records import read_records  # noqa: E402
+from president_web import create_app  # noqa: E402
+from president_web.watch import RecordSet  # noqa: E402
+
+REQUIRED = os.environ.get("PRESIDENT_BROWSER_TESTS", "") == "require"
+
+
+def _browser() -> tuple[str, str] | None:
+    binary = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
+    driver = shutil.which("chromedriver") or next(
+        (p for p in ("/usr/lib/chromium/chromedriver", "/usr/bin/chromedriver") if Path(p).exists()), None)
+    return (binary, driver) if binary and driver else None
+
+
+BROWSER = _browser()
+if BROWSER is None:
+    if REQUIRED:
+        raise RuntimeError("PRESIDENT_BROWSER_TESTS=require, but chromium and chromedriver are not installed "
+                           "(Debian: apt-get install chromium chromium-driver)")
+    pytest.skip("chromium and chromedriver are not installed (apt-get install chromium chromium-driver)",
+                allow_module_level=True)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def records_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("web") / "sim.jsonl"
+    assert cli_main(["simulate", "--preset", "president", "--games", "2", "--seed", "3", "--hands", "2",
+                     "--records", str(path), "--random-ranks", "--no-progress"]) == 0
+    return path
+
+
+@pytest.fixture(scope="module")
+def server(records_file) -> Iterator[str]:
+    app = create_app(RecordSet.parse(records_file.name, records_file.read_text()))
+    port = _free_port()
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.time() + 20
+    while not srv.started:
+        if time.time() > deadline:
+            raise RuntimeError("the web server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[webdriver.Chrome]:
+    binary, driver_path = BROWSER
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = binary
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1100",
+                "--disable-gpu"):
+        opts.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(driver_path), options=opts)
+    driver.set_script_timeout(20)
+    yield driver
+    driver.quit()
+
+
+def _shots(tmp_path: Path) -> Path:
+    out = Path(os.environ.get("PRESIDENT_SCREENSHOTS", "") or tmp_path)
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def _open(browser, url: str) -> None:
+    browser.get(url)
+    WebDriverWait(browser, 20).until(lambda d: d.execute_script("return document.body.dataset.ready") == "yes")
+
+
+def _text(browser, css: str) -> str:
+    return browser.find_element(By.CSS_SELECTOR, css).text
+
+
+def _frames(server: str, index: int, viewer: str = "all") -> list[dict]:
+    with urllib.request.urlopen(f"{server}/api/records/cli/{index}?viewer={viewer}") as r:
+        return json.loads(r.read())["frames"]
+
+
+def test_watch_steps_through_a_recorded_hand(server, browser, records_file, tmp_path):
+    records = read_records(records_file)
+    _open(browser, server)
+    wait = WebDriverWait(browser, 20)
+    wait.until(lambda d: "start of the hand" in _text(d, "#step-label"))
+    rows = browser.find_elements(By.CSS_SELECTOR, "#hand-list tbody tr")
+    assert len(rows) == len(records)
+    rows[1].click()
+    wait.until(lambda d: "open" in d.find_element(By.CSS_SELECTOR, '#hand-list tr[data-index="1"]')
+               .get_attribute("class"))
+    rec, frames = records[1], _frames(server, 1)
+    n = len(rec["decisions"])
+    for _ in range(3):
+        browser.find_element(By.ID, "next").click()
+    assert _text(browser, "#step-label") == f"decision 3 / {n}"
+    assert _text(browser, "#event") == frames[3]["event"]
+    browser.find_element(By.ID, "prev").click()
+    assert _text(browser, "#step-label") == f"decision 2 / {n}"
+    assert _text(browser, "#event").startswith(f"p{rec['decisions'][1]['agent']} ")
+    # every seat's cards drawn as cards, as many as the frame says
+    seats = browser.find_elements(By.CSS_SELECTOR, "#watch-table .seat")
+    for seat, want in zip(seats, frames[2]["table"]["seats"], strict=True):
+        faces = [c.get_attribute("data-name") for c in seat.find_elements(By.CSS_SELECTOR, ".card:not(.back)")]
+        assert faces == [c["name"] for c in want["cards"]]
+    browser.find_element(By.ID, "last").click()
+    assert _text(browser, "#step-label") == f"decision {n} / {n}"
+    assert "hand over" in _text(browser, "#event")
+    assert not browser.find_element(By.ID, "next").is_enabled()
+    browser.find_element(By.ID, "first").click()
+    assert "start of the hand" in _text(browser, "#step-label")
+    browser.find_element(By.ID, "next").click()
+    browser.save_screenshot(str(_shots(tmp_path) / "web_watch.png"))
+    # one player's view: the others' cards are backs
+    Select(browser.find_element(By.ID, "viewer")).select_by_value("0")
+    wait.until(lambda d: "start of the hand" in _text(d, "#step-label"))
+    for seat, want in zip(browser.find_elements(By.CSS_SELECTOR, "#watch-table .seat"),
+                          _frames(server, 1, "0")[0]["table"]["seats"], strict=True):
+        backs = seat.find_elements(By.CSS_SELECTOR, ".card.back")
+        assert len(backs) == (0 if want["player"] == 0 else want["n_cards"])
+
+
+def test_watch_opens_an_uploaded_file(server, browser, tmp_path):
+    path = tmp_path / "daifugo.jsonl"
+    assert cli_main(["simulate", "--preset", "daifugo", "--games", "1", "--seed", "1", "--hands", "1",
+                     "--records", str(path), "--no-progress"]) == 0
+    _open(browser, server)
+    browser.find_element(By.ID, "records-file").send_keys(str(path))
+    wait = WebDriverWait(browser, 20)
+    wait.until(lambda d: "daifugo.jsonl" in Select(d.find_element(By.ID, "record-set")).first_selected_option.text)
+    wait.until(lambda d: "start of the hand" in _text(d, "#step-label"))
+    assert _text(browser, "#hand-list tbody tr td:nth-child(2)") == "daifugo"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{not json\n")
+    browser.find_element(By.ID, "records-file").send_keys(str(bad))
+    wait.until(lambda d: d.find_element(By.ID, "error").is_displayed())
+    assert "line 1: not JSON" in _text(browser, "#error")
+
+
+def _view(browser) -> dict:
+    return browser.execute_script("return play.view")
+
+
+def _send(browser, body: dict) -> None:
+    browser.execute_async_script("sendMove(arguments[0]).then(arguments[1])", body)
+
+
+def _click_move(browser, move: dict) -> None:
+    """Select the move's cards by clicking them, then press the play button."""
+    used: set[int] = set()
+    cards = browser.find_elements(By.CSS_SELECTOR, "#my-hand .card")
+    for name in move["cards"]:
+        i = next(i for i, c in enumerate(cards) if c.get_attribute("data-name") == name and i not in used)
+        used.add(i)
+        cards[i].click()
+    button = browser.find_element(By.ID, "play-btn")
+    assert button.is_enabled() and move["words"] in button.text
+    button.click()
+
+
+def test_play_a_session_by_clicking_cards(server, browser, tmp_path):
+    _open(browser, server)
+    browser.execute_script("localStorage.clear()")
+    browser.find_element(By.ID, "tab-play").click()
+    Select(browser.find_element(By.ID, "preset")).select_by_value("president")
+    for name, value in (("seed", "7"), ("hands", "2")):
+        field = browser.find_element(By.ID, name)
+        field.clear()
+        field.send_keys(value)
+    for sel in browser.find_elements(By.CSS_SELECTOR, "#opponents select"):
+        Select(sel).select_by_value("random")
+    browser.find_element(By.ID, "start").click()
+    wait = WebDriverWait(browser, 20)
+    wait.until(lambda d: d.find_element(By.ID, "game").is_displayed())
+    view = _view(browser)
+    assert [s["agent"] for s in sorted(view["table"]["seats"], key=lambda s: s["player"])] == \
+        ["you", "random", "random", "random"]
+    rng = np.random.default_rng(0)
+    checked_illegal = reloaded = False
+    turns = 0
+    while not view["over"]:
+        assert view["your_turn"]
+        if not checked_illegal:
+            # two cards that make no legal move: the play button stays disabled and nothing changes
+            legal_kinds = [m["kinds"] for m in view["legal"]]
+            hand = view["hand"]
+            pair = next(((a, b) for a in range(len(hand)) for b in range(a + 1, len(hand))
+                         if sorted([hand[a]["kind"], hand[b]["kind"]]) not in legal_kinds), None)
+            if pair is not None:
+                cards = browser.find_elements(By.CSS_SELECTOR, "#my-hand .card")
+                for i in pair:
+                    cards[i].click()
+                assert len(browser.find_elements(By.CSS_SELECTOR, "#my-hand .card.selected")) == 2
+                assert not browser.find_element(By.ID, "play-btn").is_enabled()
+                browser.find_element(By.ID, "play-btn").click()
+                _send(browser, {"action": 9999})  # an illegal request that bypasses the button
+                assert browser.find_element(By.ID, "error").is_displayed()
+                assert "not legal" in _text(browser, "#error")
+                assert _view(browser) == view
+                browser.find_element(By.ID, "clear-btn").click()
+                checked_illegal = True
+        if turns == 3 and not reloaded:
+            browser.save_screenshot(str(_shots(tmp_path) / "web_play.png"))
+            browser.refresh()
+            WebDriverWait(browser, 20).until(lambda d: d.execute_script("return document.body.dataset.ready") == "yes")
+            assert browser.find_element(By.ID, "page-play").is_displayed()
+            assert _view(browser) == view  # the reload lost nothing
+            reloaded = True
+        move = view["legal"][int(rng.integers(len(view["legal"])))]
+        before = len(view["log"])
+        if move["id"] == 0:
+            browser.find_element(By.ID, "pass-btn").click()
+        else:
+            _click_move(browser, move)
+        old_log = view["log"]
+        wait.until(lambda d, old=old_log: _view(d)["log"] != old)
+        view = _view(browser)
+        assert len(view["log"]) > before or view["over"]
+        turns += 1
+    assert checked_illegal and reloaded
+    assert "Session over" in _text(browser, "#game-head")
+    lines = browser.execute_async_script(
+        "fetch('/api/game/records', {headers: {'X-Game-Token': localStorage.getItem('president-game-token')}})"
+        ".then(r => r.text()).then(t => arguments[0](t.trim().split('\\n').length))")
+    assert lines == 2
