@@ -373,3 +373,46 @@ def test_serve_refuses_a_corrupt_records_file_and_a_bad_port(tmp_path, capsys):
 def test_records_written_by_play_load_in_watch(tmp_path):
     text = _records_text(tmp_path, "merchants", games=1)
     assert RecordSet.parse("m.jsonl", text).records == read_records(tmp_path / "merchants.jsonl")
+
+
+@pytest.mark.parametrize("name", [n for n in __import__("president_env.core", fromlist=["PRESETS"]).PRESETS])
+def test_every_preset_opens_in_watch(tmp_path, name):
+    records = RecordSet.parse(f"{name}.jsonl", _records_text(tmp_path, name, games=1, seed=2))
+    for i, rec in enumerate(records.records):
+        frames = records.frames(i, viewer=0)["frames"]
+        assert len(frames) == len(rec["decisions"]) + 1
+        assert frames[-1]["table"]["phase"] == "over"
+
+
+def test_president_serve_starts_a_server_on_localhost(tmp_path):
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    path = tmp_path / "sim.jsonl"
+    path.write_text(_records_text(tmp_path, games=1))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "president_cli.main", "serve", "--records", str(path),
+                             "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/records", timeout=2) as r:
+                    sets = json.loads(r.read())["sets"]
+                break
+            except OSError:
+                if proc.poll() is not None or time.time() > deadline:
+                    raise AssertionError(f"president serve did not answer: {proc.stdout.read()}") from None
+                time.sleep(0.2)
+        assert sets == [{"id": "cli", "name": "sim.jsonl", "hands": 2}]
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as r:
+            assert b"<title>President</title>" in r.read()
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=20)
+    assert f"http://127.0.0.1:{port}/" in out
