@@ -57,6 +57,7 @@ class ObsView:
     trading: np.ndarray        # (N,) bool: merchant_trade: this exchange decision is a merchant trade
     trade_pick: np.ndarray     # (N, K) int: merchant_trade: own pick, not yet moved
     exposed: np.ndarray        # (N, P) int: hand_assignment expose: kind shown on each seat's pile, -1 none
+    claiming: np.ndarray       # (N,) bool: quick_clear: asked whether to claim a quick clear
 
 
 def decode(rules: Rules, obs: np.ndarray) -> ObsView:
@@ -98,6 +99,7 @@ def decode(rules: Rules, obs: np.ndarray) -> ObsView:
         direction=np.rint(obs[:, sl["direction"].start]).astype(np.int64),
         phase=onehot("phase", 2), exch_given=ints("exch_given"), exch_received=ints("exch_received"),
         single_row=single_row, trading=trading, trade_pick=trade_pick, exposed=exposed,
+        claiming=flag("claiming") if "claiming" in sl else np.zeros(N, dtype=bool),
     )
 
 

@@ -173,7 +173,10 @@ class HeuristicAgent(Agent):
         ex = v.phase == 0
         if ex.any():
             actions[ex] = self._give_back(_rows(v, ex), mask[ex])
-        pl = ~ex
+        claim = ~ex & v.claiming  # quick_clear: always claim (the cards go, and the lead comes with them)
+        if claim.any():
+            actions[claim] = 1 + np.argmax(mask[claim, 1:], axis=1)
+        pl = ~ex & ~claim
         if pl.any():
             actions[pl] = self._play(_rows(v, pl), mask[pl])
         return actions

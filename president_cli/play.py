@@ -223,7 +223,7 @@ class _Table:
                 seat = int(np.flatnonzero(after.seat_player[0] == self.human)[0])
                 lines.append(f"  your cards: {_cards(rules, after.hands[0, seat])}")
             return lines
-        words = describe_action(rules, action)
+        words = describe_action(rules, action, claim=int(before.claim_rank[0]) >= 0)
         lines.append(f"  {self.who(actor)}: {words}" + (f" ({_cards(rules, moved)})" if action else "") + note)
         for s in np.flatnonzero((before.finish[0] < 0) & (after.finish[0] >= 0)):
             pos = int(after.finish[0, s])
@@ -327,9 +327,12 @@ def play_session(
                     if draw:
                         say(["", render(rules, st, viewer=human, agents=table.agents)])
                         trade = ex and int(exchange_kind(rules, st)[0]) > 0
-                        say([("choose a card to trade:" if trade else "give back a card:") if ex else "your moves:"]
-                            + [f"  {i + 1}) {describe_action(rules, int(a), exchange=ex, trade=trade)}"
-                               for i, a in enumerate(legal)])
+                        claim = not ex and int(st.claim_rank[0]) >= 0
+                        head = ("choose a card to trade:" if trade else "give back a card:") if ex else (
+                            "you may claim a quick clear:" if claim else "your moves:")
+                        say([head] + [f"  {i + 1}) "
+                                      f"{describe_action(rules, int(a), exchange=ex, trade=trade, claim=claim)}"
+                                      for i, a in enumerate(legal)])
                         draw = False
                     choice = read_choice(len(legal), inp, out, ("your trade" if trade else "your give-back") if ex
                                          else "your move")

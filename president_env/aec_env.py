@@ -182,7 +182,8 @@ def observation_bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     plo, phi = _points_bounds(rules)
     known = {
         "hand": (0, per_kind), "played": (0, per_kind), "exch_given": (0, per_kind), "exch_received": (0, per_kind),
-        "top_count": (0, C), "single_row": (0, C), "card_counts": (0, C), "finished": (0, P), "social": (0, P),
+        "top_count": (0, C), "single_row": (0, C), "clear_count": (0, rules.max_set), "card_counts": (0, C),
+        "finished": (0, P), "social": (0, P),
         "points": (plo, phi), "direction": (-1, 1),
     }
     D = O.size(rules)

@@ -198,12 +198,12 @@ class PlaySession:
         else:
             cards = [t.card_names[c] for c in np.flatnonzero(st.moved[0])]
         # Everyone sees a play's cards; a give-back or a merchant's pick only its maker (and its receiver, below).
-        shown = cards if (step_prompt == "play" or actor == self.human) else None
+        shown = cards if (step_prompt in ("play", "claim") or actor == self.human) else None
         self.log.append(f"{self.who(actor)}: {words}" + (f" ({' '.join(shown)})" if shown else "") + note)
         if finished:
             self._hand_over(finished[0])
             return
-        if step_prompt != "play":
+        if step_prompt not in ("play", "claim"):
             got = st.hands[0, my_seat] & ~before_mine
             if got.any():
                 self.log.append(f"you receive {' '.join(t.card_names[c] for c in np.flatnonzero(got))}")

@@ -55,19 +55,20 @@ def seat_of(state: State, player: int, game: int = 0) -> int:
 
 
 def prompt(rules: Rules, state: State, game: int = 0) -> str:
-    """What the decision to make is: ``"play"``, ``"give back"``, ``"trade"`` or ``"over"``."""
+    """What the decision to make is: ``"play"``, ``"claim"`` (a quick clear), ``"give back"``, ``"trade"``
+    or ``"over"``."""
     phase = int(state.phase[game])
     if phase == OVER:
         return "over"
     if phase == EXCHANGE:
         return "trade" if int(exchange_kind(rules, state)[game]) > 0 else "give back"
-    return "play"
+    return "claim" if int(state.claim_rank[game]) >= 0 else "play"
 
 
 def action_words(rules: Rules, state: State, action: int, game: int = 0) -> str:
     """``describe_action`` for the decision ``state`` is at (a give-back or trade in the exchange)."""
     p = prompt(rules, state, game)
-    return describe_action(rules, action, exchange=p == "give back", trade=p == "trade")
+    return describe_action(rules, action, exchange=p == "give back", trade=p == "trade", claim=p == "claim")
 
 
 def legal_moves(rules: Rules, state: State, game: int = 0) -> list[dict[str, Any]]:

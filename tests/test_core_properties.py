@@ -54,6 +54,11 @@ def reference_legal(rules: Rules, st, b: int) -> np.ndarray:
             held = wild if t.play_ranks[p] == WILD else nat[p]
             out[1 + p * S] = held > 0
         return out
+    claim = int(st.claim_rank[b])
+    if claim >= 0:  # quick_clear: decline, or claim every natural card of the rank (section 8)
+        out[0] = True
+        out[1 + claim * S + nat[claim] - 1] = True
+        return out
     top, ts = int(st.top_rank[b]), int(st.top_size[b])
     lead = top < 0
     rev = bool(st.revolution[b])
@@ -67,6 +72,8 @@ def reference_legal(rules: Rules, st, b: int) -> np.ndarray:
         for s in range(1, S + 1):
             if name[p] == WILD:
                 have = wild >= s
+            elif name[p] in rules.high_cards:  # a high card is played only as a single (section 8)
+                have = nat[p] >= 1 and s == 1
             else:
                 have = nat[p] >= 1 and nat[p] + wild >= s
             if not have:

@@ -1,4 +1,5 @@
-"""Random rule sets: every rank-based option of sections 1 to 6 of the rule book, drawn at random.
+"""Random rule sets: every rank-based option of the rule book (sections 1 to 6, and the options of
+section 8 the (rank, size) table names: ``suit_order``, ``high_cards``, ``quick_clear``), drawn at random.
 
 Candidates are drawn from a seeded generator over every field of :class:`Rules` (except ``name``);
 those :class:`Rules` refuses are skipped (the error must name an option), and a healthy fraction
@@ -161,6 +162,15 @@ def random_options(rng: np.random.Generator) -> dict:  # noqa: C901 - one line p
             o["scoring"] = [abs(x) for x in o["scoring"]]
     o["hand_assignment"] = choice(_CHOICES["hand_assignment"])
     o["merchant_trade"] = coin(0.25)
+    # 8. Suit-aware play: the options the (rank, size) table names
+    suits = ["C", "D", "H", "S"]
+    o["suit_order"] = tuple(_pick(rng, suits, 4)) if coin(0.3) else tuple(suits)
+    if coin(0.02):
+        o["suit_order"] = ("C", "D", "H")  # refused
+    naturals = [r for r in o["rank_order"] if r not in wild or coin(0.03)]  # a wild high card is refused
+    o["high_cards"] = tuple(_pick(rng, [r + s for r in naturals for s in suits],
+                                  int(rng.choice(4, p=[0.65, 0.2, 0.1, 0.05]))))
+    o["quick_clear"] = coin(0.3)
     return o
 
 

@@ -43,7 +43,7 @@ def _check_cards_match_actions(rules, rec):
         size, name = int(at.size[d["action"]]), at.names[d["action"]]
         assert len(d["cards"]) == (min(size, 1) if i < n_back else size), (i, d)
         for c in d["cards"]:
-            rank = c if c in ("JK", "BJ", "RJ") else c[0]
+            rank = c if c in ("JK", "BJ", "RJ") or c in rules.high_cards else c[0]
             assert rank == name or rank in rules.wild_ranks, (i, d)
     assert sum(len(h) for h in dealt.values()) == tables(rules).n_cards
 

@@ -48,6 +48,9 @@ DEFAULTS = {
     "hands_per_session": None,
     "hand_assignment": "deal",
     "merchant_trade": False,
+    "suit_order": ("C", "D", "H", "S"),
+    "high_cards": (),
+    "quick_clear": False,
 }
 # Points by finishing position for the default scoring (section 6).
 DEFAULT_POINTS = {3: (2, 0, -2), 4: (2, 1, -1, -2), 5: (2, 1, 0, -1, -2), 8: (2, 1, 0, 0, 0, 0, -1, -2)}
@@ -87,6 +90,9 @@ PRESET_OPTIONS: dict[str, dict] = {
                      "revolution_reset_rank": "A", "president_must_win": True},
     "expose_hands": {"hand_assignment": "expose"},
     "merchants": {"players": 6, "merchant_trade": True},
+    "black_threes": {"high_cards": ("3C", "3S")},
+    "jack_of_diamonds": {"high_cards": ("JD",)},
+    "quick_clears": {"quick_clear": True},
 }
 
 

@@ -79,13 +79,17 @@ def _words(name: str, size: int) -> str:
     return f"{count} {shown}s" if size > 2 else f"pair of {shown}s"
 
 
-def describe_action(rules: Rules, action: int, exchange: bool = False, trade: bool = False) -> str:
-    """An action id in words: 'pass', 'pair of 7s', 'give back a 7' in the exchange, or 'trade a 7'
-    when ``trade`` (a merchant's pick under ``merchant_trade``)."""
+def describe_action(rules: Rules, action: int, exchange: bool = False, trade: bool = False,
+                    claim: bool = False) -> str:
+    """An action id in words: 'pass', 'pair of 7s', 'give back a 7' in the exchange, 'trade a 7'
+    when ``trade`` (a merchant's pick under ``merchant_trade``), or 'claim a quick clear: pair of 7s' /
+    'decline the quick clear' when ``claim`` (a player asked under ``quick_clear``)."""
     table = action_table(rules)
     if not 0 <= int(action) < table.n:
         raise ValueError(f"action {action} out of range 0..{table.n - 1}")
     name, size = table.names[action], int(table.size[action])
+    if claim:
+        return f"claim a quick clear: {_words(name, size)}" if size else "decline the quick clear"
     if (exchange or trade) and size >= 1:
         return f"{'trade' if trade else 'give back'} a {'wild card' if name == WILD else name}"
     return _words(name, size)

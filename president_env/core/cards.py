@@ -3,9 +3,11 @@
 Vocabulary used across the core:
 
 * a *card* is one physical card, indexed ``0..C-1``; cards are sorted by kind, then
-  suit (C < D < H < S), then deck copy, so "lowest suit first" is "lowest index first";
-* a *kind* is a card rank: the natural ranks in ``rank_order`` then the jokers
-  (``JK``, or ``BJ``/``RJ``), indexed ``0..K-1``;
+  suit (weakest first in ``suit_order``: C < D < H < S by default), then deck copy, so
+  "lowest suit first" is "lowest index first";
+* a *kind* is a card rank: the natural ranks in ``rank_order``, then the jokers
+  (``JK``, or ``BJ``/``RJ``), then each high card of ``high_cards`` (``3C``: a kind of
+  its own, above the jokers), indexed ``0..K-1``;
 * a *play rank* is what a set of cards can be played as: every kind that is not
   wild, in strength order, then ``WILD`` (an all-wild set) when wild cards exist.
 """
@@ -33,6 +35,7 @@ class Tables:
     kind_wild: np.ndarray             # (K,) bool
     card_wild: np.ndarray             # (C,) bool
     kind_count: np.ndarray            # (K,) int  copies of each kind in the pack
+    kind_high: np.ndarray             # (K,) bool a high card's own kind (high_cards)
     play_ranks: tuple[str, ...]       # (R,) play rank names ("WILD" last if any)
     play_kind: np.ndarray             # (R,) int  kind of each play rank (-1 for WILD)
     kind_play: np.ndarray             # (K,) int  play rank of each kind (-1 for wild kinds)
@@ -60,8 +63,10 @@ class Tables:
 def tables(rules: Rules) -> Tables:
     """The lookup tables for ``rules`` (cached: rules objects are hashable)."""
     naturals = list(rules.rank_order)
-    kinds = naturals + list(rules.joker_ranks)
+    highs = list(rules.high_cards)
+    kinds = naturals + list(rules.joker_ranks) + highs
     kind_wild = np.array([k in rules.wild_ranks for k in kinds], dtype=bool)
+    kind_high = np.array([k in highs for k in kinds], dtype=bool)
 
     card_kind: list[int] = []
     names: list[str] = []
@@ -70,8 +75,13 @@ def tables(rules: Rules) -> Tables:
             copies = rules.decks * (rules.jokers if name == "JK" else 1)
             card_kind += [k] * copies
             names += [name] * copies
+        elif kind_high[k]:
+            card_kind += [k] * rules.decks
+            names += [name] * rules.decks
         else:
-            for suit in SUITS:
+            for suit in rules.suit_order:
+                if name + suit in highs:
+                    continue
                 card_kind += [k] * rules.decks
                 names += [name + suit] * rules.decks
     card_kind_a = np.array(card_kind, dtype=np.int64)
@@ -88,16 +98,17 @@ def tables(rules: Rules) -> Tables:
     for p, k in enumerate(non_wild):
         kind_play[k] = p
 
-    # Strength: naturals in rank order; jokers and WILD stay on top in a revolution.
-    n_nat = sum(1 for k in non_wild if kinds[k] not in ("JK", "BJ", "RJ"))
+    # Strength: naturals in rank order; jokers, high cards and WILD stay on top in a revolution.
+    n_nat = sum(1 for k in non_wild if kinds[k] not in ("JK", "BJ", "RJ") and not kind_high[k])
     R = len(play_ranks)
     normal = np.arange(R)
     revolution = normal.copy()
     revolution[:n_nat] = n_nat - 1 - normal[:n_nat]
     strength = np.stack([normal, revolution]).astype(np.int16)
 
-    # Exchange order (fine point 11): jokers first (RJ, BJ, JK), other wilds, then
-    # naturals high to low; within a kind the highest suit first.
+    # Exchange order (fine point 11, section 8 fine point 9): jokers first (RJ, BJ, JK), other wilds,
+    # high cards (their kinds come after the jokers), then naturals high to low; within a kind the
+    # highest suit first.
     n_kinds = len(kinds)
     joker_order = {"JK": 0, "BJ": 1, "RJ": 2}
     best = np.zeros(len(card_kind), dtype=np.int64)
@@ -111,7 +122,8 @@ def tables(rules: Rules) -> Tables:
             tier = k
         best[c] = tier * 1000 + c  # higher card index = higher suit within a kind
 
-    lowest_kind = next(k for k in range(n_kinds) if not kind_wild[k] and kinds[k] not in joker_order)
+    lowest_kind = next(k for k in range(n_kinds)
+                       if not kind_wild[k] and kinds[k] not in joker_order and not kind_high[k])
     lowest_card = int(np.flatnonzero(card_kind_a == lowest_kind)[0])
     return Tables(
         kinds=tuple(kinds),
@@ -120,6 +132,7 @@ def tables(rules: Rules) -> Tables:
         kind_wild=kind_wild,
         card_wild=kind_wild[card_kind_a],
         kind_count=kind_count,
+        kind_high=kind_high,
         play_ranks=tuple(play_ranks),
         play_kind=np.array(play_kind, dtype=np.int64),
         kind_play=kind_play,
@@ -150,6 +163,11 @@ def card_index(rules: Rules, names: list[str] | tuple[str, ...]) -> np.ndarray:
             raise ValueError(f"card {raw!r} named more often than the pack holds it ({len(slots)})")
         hand[free[0]] = True
     return hand
+
+
+def printed_rank(name: str) -> str:
+    """The rank printed on a card: ``"3"`` for ``"3C"`` (a high card too), ``"JK"`` for a joker."""
+    return name if name in ("JK", "BJ", "RJ") else name[:-1]
 
 
 def card_names(rules: Rules, hand: np.ndarray) -> list[str]:

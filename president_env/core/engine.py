@@ -18,7 +18,7 @@ from functools import lru_cache
 import numpy as np
 
 from .actions import action_table, describe_action
-from .cards import WILD, Tables, tables
+from .cards import WILD, Tables, printed_rank, tables
 from .rules import Rules
 from .state import EXCHANGE, OVER, PLAY, State
 
@@ -50,6 +50,8 @@ class _Consts:
     power_lut: np.ndarray       # (R, S+1, S) bool: sizes of each play rank that beat a top of each size by power
     power_floor: np.ndarray     # (2,) strength of the weakest power rank [normal, revolution]
     has_power: bool
+    high_play: np.ndarray       # (R,) bool play ranks of high cards (singles only)
+    has_high: bool
     forbidden_card: np.ndarray  # (C,) bool
     transparent: int            # play rank or -1
     eight: int                  # play rank of 8 or -1
@@ -70,7 +72,6 @@ def _consts(rules: Rules) -> _Consts:
     t = tables(rules)
     at = action_table(rules)
     R = t.n_play_ranks
-    kinds = t.kinds
     def play_mask(ranks: frozenset[str]) -> np.ndarray:
         return np.array([t.play_ranks[p] in ranks for p in range(R)], dtype=bool)
     starts = np.searchsorted(t.card_kind, np.arange(t.n_kinds))
@@ -110,7 +111,9 @@ def _consts(rules: Rules) -> _Consts:
         power_lut=power_lut,
         power_floor=np.asarray(power_floor, dtype=np.int64),
         has_power=bool(power_ranks),
-        forbidden_card=np.array([kinds[k] in rules.forbidden_finish for k in t.card_kind], dtype=bool),
+        high_play=t.kind_high[t.play_kind] & (t.play_kind >= 0),
+        has_high=bool(t.kind_high.any()),
+        forbidden_card=np.array([printed_rank(n) in rules.forbidden_finish for n in t.card_names], dtype=bool),
         transparent=t.play_ranks.index(rules.transparent_rank) if rules.transparent_rank in t.play_ranks else -1,
         eight=t.play_ranks.index("8") if rules.eight_cut else -1,
         points=np.array(rules.points, dtype=np.int32),
@@ -281,6 +284,8 @@ def _empty(c: _Consts, B: int) -> State:
         played=z8(B, K), discarded=z8(B, K), exch_step=z8(B),
         exch_in=z8(B, P, K), exch_out=z8(B, P, K), single_row=z8(B),
         exposed=np.full((B, P), -1, np.int8), trade_pick=np.full((B, P), -1, np.int8),
+        top_own=np.full(B, -1, np.int8), qc_count=z8(B), claim_rank=np.full(B, -1, np.int8),
+        claim_next=np.full(B, -1, np.int8),
         points=np.zeros((B, P), np.int32), hand_points=np.zeros((B, P), np.int32),
         hand_over=np.zeros(B, bool), last_finish=np.full((B, P), -1, np.int8),
         moved=np.zeros((B, C), bool), legal=np.zeros((B, c.A), bool),
@@ -347,6 +352,10 @@ def _start_hand(rules: Rules, c: _Consts, st: State, hands_by_seat: np.ndarray |
     st.first_lead[:] = False
     st.single_row[:] = 0
     st.trade_pick[:] = -1
+    st.top_own[:] = -1
+    st.qc_count[:] = 0
+    st.claim_rank[:] = -1
+    st.claim_next[:] = -1
 
     # Who leads.
     seat_of_rank = np.argsort(np.where(has_ranks[:, None], st.social, np.arange(P)), axis=1)
@@ -448,6 +457,14 @@ def _refresh_legal(rules: Rules, c: _Consts, st: State) -> None:
     """Recompute ``st.legal`` for every game: play masks, then the exchange and finished rows. In place."""
     st.legal[:] = _play_mask(rules, c, st)
     phase = st.phase
+    if rules.quick_clear:  # asked to claim: claim every natural card of the rank, or decline (pass)
+        cl = np.flatnonzero((st.claim_rank >= 0) & (phase == PLAY))
+        if cl.size:
+            r = st.claim_rank[cl].astype(np.int64)
+            n = st.counts[cl, st.current[cl].astype(np.int64), c.play_kind[r]].astype(np.int64)
+            st.legal[cl] = False
+            st.legal[cl, 0] = True
+            st.legal[cl, 1 + r * c.S + n - 1] = True
     if not (phase == PLAY).all():
         ex = np.flatnonzero(phase == EXCHANGE)
         if ex.size:
@@ -493,6 +510,8 @@ def _play_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:  # noqa: C901
         cap = np.empty((N, R), dtype=np.int16)
         cap[:, :Rn] = np.where(nat > 0, np.minimum(nat + wild[:, None], S), 0)
         cap[:, Rn] = wild
+    if c.has_high:  # a high card is played only as a single
+        cap[:, c.high_play] = np.minimum(cap[:, c.high_play], 1)
     top_rank = st.top_rank[g].astype(np.int64)
     lead = top_rank < 0
     ts = st.top_size[g].astype(np.int16)[:, None]
@@ -632,6 +651,11 @@ def step_inplace(rules: Rules, st: State, actions: np.ndarray, where: np.ndarray
     if where is not None:
         active &= where
         phase = np.where(where, phase, OVER)  # games not stepped take no exchange decision either
+    if rules.quick_clear:
+        declined = active & (st.claim_rank >= 0) & (a == 0)
+        if declined.any():
+            _decline(st, declined)
+            active &= ~declined
     ended = _play(rules, c, st, a, None if active.all() else active)
     ex = np.flatnonzero(phase == EXCHANGE)
     if ex.size:
@@ -645,6 +669,14 @@ def step_inplace(rules: Rules, st: State, actions: np.ndarray, where: np.ndarray
         _end_hand(rules, c, sub)
         sub.moved[:] = last_play  # the cards of the play that ended the hand, not the next deal's gifts
         st.put(idx, sub)
+
+
+def _decline(st: State, declined: np.ndarray) -> None:
+    """quick_clear: a player asked to claim says no; the normal turn goes on."""
+    st.current[:] = np.where(declined, st.claim_next, st.current)
+    st.claim_rank[declined] = -1
+    st.claim_next[declined] = -1
+    st.moved[declined] = False
 
 
 def _give_back(rules: Rules, c: _Consts, st: State, a: np.ndarray) -> None:
@@ -750,6 +782,14 @@ def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray,  # noqa: C901 - on
     st.top_owner[:] = np.where(is_play, cur, st.top_owner)
     st.top_wild[:] = np.where(is_play, has_wild, st.top_wild)
     st.first_lead &= ~is_play
+    if rules.quick_clear:  # natural cards of the play's own rank in consecutive plays at the top
+        claim_play = is_play & (st.claim_rank >= 0)
+        nat_n = size - n_wild if c.t.has_wild else size
+        same_own = rank == st.top_own
+        st.qc_count[:] = np.where(is_play, np.where(same_own, st.qc_count + nat_n, nat_n), st.qc_count)
+        st.top_own[:] = np.where(is_play, rank, st.top_own)
+        st.claim_rank[is_play] = -1
+        st.claim_next[is_play] = -1
 
     # Passing: who may still act in this trick.
     if rules.pass_rule == "single_round":
@@ -784,6 +824,8 @@ def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray,  # noqa: C901 - on
         clear_self |= is_play & (rank == c.eight)
     if rules.complete_set_clears:
         clear_self |= is_play & (st.top_count >= S)
+    if rules.quick_clear:  # a claim ends the trick; the claimer leads
+        clear_self |= claim_play
     clear_next = np.zeros(B, dtype=bool)
     if reset_now is not None:
         clear_next = is_play & reset_now & (size == 1) & ~clear_self
@@ -819,6 +861,8 @@ def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray,  # noqa: C901 - on
     nxt = _seat_after(c, start, direction, can_act)
     if rules.equal_play_skips and skip.any():
         nxt = np.where(again, cur, nxt)
+    if rules.quick_clear:
+        claimer, claim_now = _claimer(c, st, is_play & ~claim_play & ~clear_self & ~clear_next & ~ended, rank, cur)
     if trick_end.any():
         owner = np.where(clear_next, cur, st.top_owner).astype(np.int64)
         owner_leads = ~clear_next & alive[ar, owner]
@@ -831,13 +875,33 @@ def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray,  # noqa: C901 - on
         st.top_wild[trick_end] = False
         st.top_count[trick_end] = 0
         st.single_row[trick_end] = 0
+        st.top_own[trick_end] = -1
+        st.qc_count[trick_end] = 0
         st.passed &= ~te
         st.leader[:] = np.where(trick_end, leader, st.leader)
+    if rules.quick_clear and claim_now.any():  # the claimer decides first; then the normal turn goes on
+        st.claim_rank[:] = np.where(claim_now, rank, st.claim_rank)
+        st.claim_next[:] = np.where(claim_now, nxt, st.claim_next)
+        nxt = np.where(claim_now, claimer, nxt)
     st.current[:] = nxt if active is None else np.where(active, nxt, st.current)
     if ended.any():
         st.phase[ended] = OVER  # provisional: _end_hand deals on or ends the session
     _refresh_legal(rules, c, st)
     return ended
+
+
+def _claimer(c: _Consts, st: State, asked: np.ndarray, rank: np.ndarray, cur: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """quick_clear: the seat (other than the player) holding every remaining natural card of the rank just
+    played, enough to make 4 x decks with those at the top; at most one seat can. Returns (seat, whether any)."""
+    kind = c.play_kind[rank]
+    natural = (kind >= 0) & ~c.t.kind_high[np.maximum(kind, 0)]
+    held = st.counts[np.arange(st.batch_size), :, np.maximum(kind, 0)].astype(np.int16)   # (B, P)
+    need = (c.S - st.qc_count.astype(np.int16))[:, None]
+    ok = (held == need) & (held > 0)
+    ok[np.arange(st.batch_size), cur] = False
+    claim_now = asked & natural & ok.any(axis=1)
+    return np.argmax(ok, axis=1), claim_now
 
 
 def _go_out(rules: Rules, c: _Consts, st: State, out_now: np.ndarray, cur: np.ndarray, sel: np.ndarray) -> None:

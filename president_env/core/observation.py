@@ -38,6 +38,9 @@ exposed            P x K       ``hand_assignment expose``: by relative seat, one
 trading            1           ``merchant_trade``: the exchange decision now is a merchant trade
 trade_pick         K           ``merchant_trade``: the observer's own pick, not yet moved (its
                                partner never sees it before the cards move)
+claiming           1           ``quick_clear``: the observer is asked whether to claim a quick clear
+clear_count        1           ``quick_clear``: natural cards of the last play's own rank in
+                               consecutive plays at the top of the trick
 =================  ==========  =====================================================
 """
 
@@ -86,6 +89,9 @@ def layout(rules: Rules) -> tuple[tuple[str, int, int, str], ...]:
     if rules.merchant_trade:
         pieces.append(("trading", 1, "the exchange decision now is a merchant trade"))
         pieces.append(("trade_pick", K, "own merchant pick, not yet moved, per kind"))
+    if rules.quick_clear:
+        pieces.append(("claiming", 1, "observer asked whether to claim a quick clear"))
+        pieces.append(("clear_count", 1, "natural cards of the last play's own rank at the top of the trick"))
     out, off = [], 0
     for name, n, meaning in pieces:
         out.append((name, off, n, meaning))
@@ -158,4 +164,7 @@ def observe(rules: Rules, state: State, player: int | np.ndarray) -> np.ndarray:
         pick = state.trade_pick[ar, seat].astype(np.int64)
         has = pick >= 0
         obs[ar[has], sl["trade_pick"].start + t.card_kind[pick[has]]] = 1
+    if rules.quick_clear:
+        obs[:, sl["claiming"].start] = my_turn & (state.claim_rank >= 0)
+        obs[:, sl["clear_count"].start] = state.qc_count
     return obs

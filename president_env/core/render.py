@@ -127,8 +127,8 @@ def render(rules: Rules, state: State, game: int = 0, viewer: int | None = None,
     return "\n".join(lines)
 
 
-def _legal_words(rules: Rules, legal: Sequence[int], exchange: bool, trade: bool = False) -> str:
-    return ", ".join(f"{a} {describe_action(rules, a, exchange=exchange, trade=trade)}" for a in legal)
+def _legal_words(rules: Rules, legal: Sequence[int], exchange: bool, trade: bool = False, claim: bool = False) -> str:
+    return ", ".join(f"{a} {describe_action(rules, a, exchange=exchange, trade=trade, claim=claim)}" for a in legal)
 
 
 def format_record(record: dict[str, Any], viewer: int | None = None, tables_every_step: bool = False) -> str:
@@ -165,12 +165,13 @@ def format_record(record: dict[str, Any], viewer: int | None = None, tables_ever
         st, b = step.before, 0
         ex = int(st.phase[b]) == EXCHANGE
         trade = ex and int(exchange_kind(rules, st)[b]) > 0
+        claim = not ex and int(st.claim_rank[b]) >= 0
         d = step.decision
         if step.index == 0 or tables_every_step:
             out += ["", render(rules, st, viewer=viewer, agents=agents)]
         seat = int(st.current[b])
         out.append("")
-        out.append(f"decision {step.index} ({'exchange' if ex else 'play'}): seat {seat}, "
+        out.append(f"decision {step.index} ({'exchange' if ex else 'quick clear' if claim else 'play'}): seat {seat}, "
                    f"{_player_name(d['agent'], agents)}")
         if not ex:
             out.append(f"  top: {top_words(rules, st, b, agents)}")
@@ -179,8 +180,8 @@ def format_record(record: dict[str, Any], viewer: int | None = None, tables_ever
         if viewer is None or viewer == d["agent"]:
             hand = " ".join(tables(rules).card_names[c] for c in np.flatnonzero(st.hands[b, seat]))
             out.append(f"  hand: {hand}")
-            out.append(f"  legal: {_legal_words(rules, d['legal'], ex, trade)}")
-        words = describe_action(rules, d["action"], exchange=ex, trade=trade)
+            out.append(f"  legal: {_legal_words(rules, d['legal'], ex, trade, claim)}")
+        words = describe_action(rules, d["action"], exchange=ex, trade=trade, claim=claim)
         out.append(f"  action: {d['action']} {words}" + (f" -> {' '.join(d['cards'])}" if d["cards"] else ""))
         last = step
     assert last is not None

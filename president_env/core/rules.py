@@ -14,6 +14,7 @@ from typing import Any
 
 NATURAL_RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")
 JOKER_RANKS = ("JK", "BJ", "RJ")
+SUITS = ("C", "D", "H", "S")
 DEFAULT_RANK_ORDER = ("3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A", "2")
 
 _CHOICES: dict[str, tuple[str, ...]] = {
@@ -38,6 +39,7 @@ _BOOLS = (
     "revolution_by_singles",
     "reseat",
     "merchant_trade",
+    "quick_clear",
 )
 _RANK_SETS = ("wild_ranks", "trump_ranks", "reset_ranks", "forbidden_finish")
 
@@ -81,6 +83,16 @@ def _power_tuple(value: Any) -> tuple[tuple[str, tuple[int, ...]], ...]:
     if len(set(ranks)) != len(ranks):
         raise RulesError(f"power_ranks: a rank appears twice in {value!r}")
     return tuple(sorted(items))
+
+
+def _name_tuple(value: Any, option: str) -> tuple[str, ...]:
+    """Card or suit names as an upper-case tuple, from a list or text like ``"3C 3S"``."""
+    if isinstance(value, str):
+        value = value.replace(",", " ").split()
+    try:
+        return tuple(str(v).strip().upper().replace("10", "T", 1) for v in value)
+    except TypeError:
+        raise RulesError(f"{option}: expected a list of names, got {value!r}") from None
 
 
 def _int_tuple(value: Any, option: str) -> tuple[int, ...]:
@@ -145,6 +157,10 @@ class Rules:
     hands_per_session: int | None = None
     hand_assignment: str = "deal"
     merchant_trade: bool = False
+    # 8. Suit-aware play (the options whose moves the (rank, size) action table names)
+    suit_order: tuple[str, ...] = SUITS
+    high_cards: tuple[str, ...] = ()
+    quick_clear: bool = False
     # The preset this object came from ("custom" when built by hand).
     name: str = field(default="custom", compare=False)
 
@@ -157,6 +173,8 @@ class Rules:
             if getattr(self, opt) is not None:
                 set_(self, opt, _rank_tuple([getattr(self, opt)], opt)[0])
         set_(self, "power_ranks", _power_tuple(self.power_ranks))
+        set_(self, "suit_order", _name_tuple(self.suit_order, "suit_order"))
+        set_(self, "high_cards", _name_tuple(self.high_cards, "high_cards"))
         set_(self, "exchange", _int_tuple(self.exchange, "exchange"))
         if self.exchange_back is not None:
             set_(self, "exchange_back", _int_tuple(self.exchange_back, "exchange_back"))
@@ -237,6 +255,7 @@ class Rules:
                               f"rank(s) {sorted(both)} already have a role in {a}")
 
         self._validate_section5(bad, deck_ranks)
+        self._validate_section8(bad)
         if self.equal_play_skips and not self.equal_rank_beats:
             raise bad("equal_play_skips", True, "needs equal_rank_beats")
         if self.eight_cut and ("8" not in ro or "8" in wild):
@@ -303,6 +322,27 @@ class Rules:
             if r == self.transparent_rank:
                 raise bad("revolution_reset_rank", r, f"rank {r!r} already has a role in transparent_rank")
 
+    def _validate_section8(self, bad: Any) -> None:
+        """suit_order and high_cards."""
+        if sorted(self.suit_order) != sorted(SUITS):
+            raise bad("suit_order", " ".join(self.suit_order), "must name the four suits C D H S once each, "
+                      "weakest first")
+        hc = self.high_cards
+        for card in hc:
+            rank, suit = card[:-1], card[-1:]
+            if len(card) < 2 or suit not in SUITS or rank not in NATURAL_RANKS:
+                raise bad("high_cards", list(hc), f"{card!r} is not a card name (rank then suit: 3C, JD, TH)")
+            if rank not in self.rank_order:
+                raise bad("high_cards", list(hc), f"{card!r}: rank {rank!r} is not in the deck")
+            if rank in self.wild_ranks:
+                raise bad("high_cards", list(hc), f"{card!r}: rank {rank!r} is wild, and a card has one role")
+        if len(set(hc)) != len(hc):
+            raise bad("high_cards", list(hc), "a card appears twice")
+        for rank in {card[:-1] for card in hc}:
+            if sum(card[:-1] == rank for card in hc) == len(SUITS):
+                raise bad("high_cards", list(hc), f"takes every card of rank {rank!r}, which leaves no natural "
+                          f"{rank!r}; leave {rank!r} out of rank_order instead")
+
     # ------------------------------------------------------------- derived
     @property
     def joker_ranks(self) -> tuple[str, ...]:
@@ -312,6 +352,11 @@ class Rules:
         if self.joker_mode == "high_ranked":
             return ("BJ", "RJ")[: self.jokers]
         return ("JK",)
+
+    @property
+    def high_ranks(self) -> tuple[str, ...]:
+        """The printed ranks of the high cards (one entry per high card)."""
+        return tuple(card[:-1] for card in self.high_cards)
 
     @property
     def n_cards(self) -> int:
@@ -439,6 +484,9 @@ PRESET_TABLE: dict[str, tuple[str, dict[str, Any]]] = {
         "transparent_rank": "3", "reset_ranks": {"2"}, "revolution_reset_rank": "A", "president_must_win": True}),
     "expose_hands": ("seed 000 (expose a card to assign hands)", {"hand_assignment": "expose"}),
     "merchants": ("seed 000 (trading cards)", {"players": 6, "merchant_trade": True}),
+    "black_threes": ("seed 000 (black threes high)", {"high_cards": ("3C", "3S")}),
+    "jack_of_diamonds": ("seed 000 (jack of diamonds high)", {"high_cards": ("JD",)}),
+    "quick_clears": ("seed 002 (quick clears)", {"quick_clear": True}),
 }
 PRESET_ALIASES = {"hubéres": "huberes", "hűbéres": "huberes"}
 PRESETS: tuple[str, ...] = tuple(PRESET_TABLE)

@@ -64,6 +64,10 @@ class _Tab:
     power_lut: tuple[tuple[tuple[int, ...], ...], ...]    # [rank][top size] -> sizes that beat it by power
     power_floor: tuple[int, int]
     has_power: bool
+    high_play: tuple[bool, ...]
+    kind_high: tuple[bool, ...]
+    card_wild: tuple[bool, ...]
+    quick_clear: bool
     forbidden_kind: tuple[bool, ...]
     transparent: int
     eight: int
@@ -126,7 +130,12 @@ def _tab(rules: Rules) -> _Tab:
                         for r in range(R)),
         power_floor=(int(c.power_floor[0]), int(c.power_floor[1])),
         has_power=c.has_power,
-        forbidden_kind=tuple(k in rules.forbidden_finish for k in kinds),
+        high_play=tuple(bool(x) for x in c.high_play),
+        kind_high=tuple(bool(x) for x in t.kind_high),
+        card_wild=tuple(bool(x) for x in t.card_wild),
+        quick_clear=rules.quick_clear,
+        forbidden_kind=tuple((k[:-1] if t.kind_high[i] else k) in rules.forbidden_finish  # a high card: its print
+                             for i, k in enumerate(kinds)),
         transparent=int(c.transparent), eight=int(c.eight),
         points=tuple(int(x) for x in c.points),
         give=tuple(int(g) for g in c.give),
@@ -149,7 +158,8 @@ def _tab(rules: Rules) -> _Tab:
         wild_tie=rules.wild_tie != "equal" and bool(t.has_wild),
         extras=bool(c.reset_play.any()) or rules.four_of_a_kind == "bomb" or rules.complete_set_clears
         or c.has_power,
-        extra_obs=rules.revolution_by_singles or rules.hand_assignment == "expose" or rules.merchant_trade,
+        extra_obs=rules.revolution_by_singles or rules.hand_assignment == "expose" or rules.merchant_trade
+        or rules.quick_clear,
         off=off,
         onehot_top=onehots(R + 1),
         onehot_size=onehots(S, none_first=True),
@@ -249,7 +259,8 @@ class ScalarGame:
         "hands", "counts", "n_cards", "current", "leader", "top_rank", "top_size", "top_owner",
         "top_wild", "top_count", "first_lead", "passed", "finish", "next_best", "next_worst",
         "revolution", "direction", "played", "discarded", "exch_step", "exch_in", "exch_out",
-        "points", "hand_points", "hand_over", "last_finish", "single_row", "exposed", "trade_pick", "moved", "legal",
+        "points", "hand_points", "hand_over", "last_finish", "single_row", "exposed", "trade_pick",
+        "top_own", "qc_count", "claim_rank", "claim_next", "moved", "legal",
     )
 
     def __init__(self, rules: Rules) -> None:
@@ -350,6 +361,8 @@ class ScalarGame:
             "exch_in": [x for row in self.exch_in for x in row], "exch_out": [x for row in self.exch_out for x in row],
             "hand_over": (self.hand_over,), "last_finish": self.last_finish, "moved": moved, "legal": legal,
             "single_row": (self.single_row,), "exposed": self.exposed, "trade_pick": self.trade_pick,
+            "top_own": (self.top_own,), "qc_count": (self.qc_count,), "claim_rank": (self.claim_rank,),
+            "claim_next": (self.claim_next,),
         }
         flat: list[int] = []
         for name, _, _, _ in tb.int8_fields:
@@ -440,6 +453,9 @@ class ScalarGame:
             if self.trade_pick[seat] >= 0:
                 row[tb.card_kind[self.trade_pick[seat]]] = 1
             v += row
+        if rules.quick_clear:
+            v.append(self.current == seat and self.phase != OVER and self.claim_rank >= 0)
+            v.append(self.qc_count)
 
     # ------------------------------------------------------------------ legal actions
     def _refresh_legal(self) -> None:
@@ -460,6 +476,9 @@ class ScalarGame:
     def _play_legal(self) -> list[int]:
         tb = self._t
         cnt = self.counts[self.current]
+        if self.claim_rank >= 0:  # quick_clear: claim every natural card of the rank, or decline
+            r = self.claim_rank
+            return [0, 1 + r * tb.S + cnt[tb.play_kind[r]] - 1]
         top = self.top_rank
         ts = self.top_size
         pk = tb.play_kind
@@ -485,6 +504,8 @@ class ScalarGame:
                     cap = (n + w if n + w < S else S) if n else 0
                 else:
                     cap = cnt[k]
+                if cap > 1 and tb.high_play[r]:  # a high card is played only as a single
+                    cap = 1
                 if cap < hi:
                     hi = cap
                 if lo <= hi:
@@ -510,6 +531,8 @@ class ScalarGame:
                 caps.append(min(n + w, S) if n else 0)
             else:
                 caps.append(cnt[k])
+            if caps[-1] > 1 and tb.high_play[r]:
+                caps[-1] = 1
         for r, _, lo, hi in rows:
             sizes[r].update(range(lo, min(hi, caps[r]) + 1))
         rev = self.revolution
@@ -545,7 +568,12 @@ class ScalarGame:
         self.hand_over = False
         self.hand_points = [0] * tb.P
         phase = self.phase
-        if phase == PLAY:
+        if phase == PLAY and action == 0 and self.claim_rank >= 0:  # quick_clear: the claim is declined
+            self.current = self.claim_next
+            self.claim_rank = self.claim_next = -1
+            self.moved = []
+            self.legal = self._play_legal()
+        elif phase == PLAY:
             if self._play(action):
                 last = self.moved
                 self._end_hand()
@@ -624,9 +652,15 @@ class ScalarGame:
         old_rank = self.top_rank
         old_size = self.top_size
         n_cards = self.n_cards
-        clear_self = clear_next = False
+        clear_self = clear_next = claim_play = False
         if size:
             sel, has_wild = self._take(cur, rank, size)
+            if tb.quick_clear:  # natural cards of the play's own rank in consecutive plays at the top
+                claim_play = self.claim_rank >= 0
+                nat_n = size - sum(1 for card in sel if tb.card_wild[card]) if has_wild else size
+                self.qc_count = self.qc_count + nat_n if rank == self.top_own else nat_n
+                self.top_own = rank
+                self.claim_rank = self.claim_next = -1
             n_cards[cur] -= size
             self.moved = sel
             eff = rank
@@ -655,7 +689,7 @@ class ScalarGame:
                 if tb.reverses:
                     self.direction = -self.direction
             clear_self = (tb.trump_play[rank] or (tb.bomb and size >= 4) or rank == tb.eight
-                          or (rules.complete_set_clears and self.top_count >= S))
+                          or (rules.complete_set_clears and self.top_count >= S) or claim_play)
             clear_next = not clear_self and reset
             if n_cards[cur] == 0:
                 self._go_out(cur, sel)
@@ -677,6 +711,9 @@ class ScalarGame:
             if tb.single_round and not any(can_act[s] for s in range(P) if s != owner):
                 trick_end = True
         nxt = cur if again else self._seat_after(start, direction, can_act)
+        claimer = -1
+        if tb.quick_clear and size and not (claim_play or clear_self or clear_next or ended):
+            claimer = self._claimer(rank, cur)
         if trick_end:
             owner = cur if clear_next else owner
             if not clear_next and alive[owner]:
@@ -690,9 +727,13 @@ class ScalarGame:
             self.top_wild = False
             self.top_count = 0
             self.single_row = 0
+            self.top_own, self.qc_count = -1, 0
             for s in range(P):
                 passed[s] = False
             self.leader = leader
+        if claimer >= 0:  # the claimer decides first; then the normal turn goes on
+            self.claim_rank, self.claim_next = rank, nxt
+            nxt = claimer
         self.current = nxt
         if ended:
             self.phase = OVER
@@ -700,6 +741,19 @@ class ScalarGame:
         else:
             self.legal = self._play_legal()
         return ended
+
+    def _claimer(self, rank: int, cur: int) -> int:
+        """quick_clear: the seat other than ``cur`` holding every remaining natural card of ``rank``, enough
+        to make 4 x decks with those at the top of the trick; -1 when none (the engine's ``_claimer``)."""
+        tb = self._t
+        k = tb.play_kind[rank]
+        if k < 0 or tb.kind_high[k]:
+            return -1
+        need = tb.S - self.qc_count
+        for s in range(tb.P):
+            if s != cur and self.counts[s][k] == need and need > 0:
+                return s
+        return -1
 
     def _go_out(self, seat: int, sel: list[int]) -> None:
         tb = self._t
@@ -896,6 +950,7 @@ class ScalarGame:
         self.first_lead = False
         self.single_row = 0
         self.trade_pick = [-1] * P
+        self.top_own, self.qc_count, self.claim_rank, self.claim_next = -1, 0, -1, -1
         social = self.social
         seat_of_rank = [social.index(r) for r in range(P)]
         self.leader = self.current = seat_of_rank[0 if self.rules.lead_after_first == "president" else P - 1]

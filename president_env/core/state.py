@@ -56,6 +56,10 @@ class State:
     single_row: np.ndarray   # (B,) int8     single plays of the top's rank in a row this trick (revolution_by_singles)
     exposed: np.ndarray      # (B,P) int8    by seat: card exposed on the pile it took (hand_assignment expose), -1 none
     trade_pick: np.ndarray   # (B,P) int8    by seat: merchant card chosen and not yet moved (merchant_trade), -1 none
+    top_own: np.ndarray      # (B,) int8     own play rank of the last play this trick, -1 none (quick_clear)
+    qc_count: np.ndarray     # (B,) int8     natural cards of that rank in consecutive plays at the top (quick_clear)
+    claim_rank: np.ndarray   # (B,) int8     play rank the player to act may claim as a quick clear, -1 none
+    claim_next: np.ndarray   # (B,) int8     seat that acts if the claim is declined, -1 none
     moved: np.ndarray        # (B,C) bool    cards the last action played or gave (a merchant's first pick: its card)
     legal: np.ndarray        # (B,A) bool    legal actions now (only pass once the session is over)
 

@@ -252,7 +252,7 @@ function matchingMove() {
 
 function refreshButtons() {
   const move = matchingMove();
-  const verb = { play: "Play", "give back": "Give back", trade: "Trade" }[play.view.table.prompt] || "Play";
+  const verb = { play: "Play", claim: "Claim", "give back": "Give back", trade: "Trade" }[play.view.table.prompt] || "Play";
   $("play-btn").disabled = !move;
   $("play-btn").textContent = move ? `${verb}: ${move.words}` : verb;
   const pass = play.view.your_turn && play.view.legal.some((m) => m.id === 0);
@@ -269,7 +269,8 @@ function drawGame(view) {
   $("game-head").textContent = head;
   drawTable($("play-table"), view.table);
   const prompts = { play: "Your cards: click cards, then Play", "give back": "Give back a card: click it, then Give back",
-                    trade: "Choose a card to trade: click it, then Trade", over: "Your cards" };
+                    trade: "Choose a card to trade: click it, then Trade",
+                    claim: "A quick clear: select the cards and Claim, or Pass to decline", over: "Your cards" };
   $("prompt").textContent = prompts[view.table.prompt] || "Your cards";
   const hand = $("my-hand");
   hand.innerHTML = "";
