@@ -24,10 +24,11 @@ refused move changes nothing. The token (192 random bits) is the only key to a g
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Header, Request
+from fastapi import Depends, FastAPI, Header, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
@@ -39,7 +40,8 @@ from president_env.core import PRESETS, preset
 from president_env.core.records import write_records
 from president_env.core.rules import PRESET_TABLE
 
-from .games import GameError, GameSettings, GameStore
+from .games import GameError, GameSettings, GameStore, PlaySession
+from .views import NotFound
 from .watch import MAX_RECORDS_BYTES, RecordsError, RecordSet, RecordStore
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -80,6 +82,15 @@ def create_app(records: RecordSet | None = None, max_games: int = 64) -> FastAPI
         sets.add(records, "cli")
     app.state.games, app.state.records = games, sets
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.exception_handler(NotFound)
+    async def not_found(request: Request, exc: NotFound) -> JSONResponse:
+        return _error(404, str(exc.args[0]))
+
+    @app.exception_handler(GameError)
+    @app.exception_handler(RecordsError)
+    async def refused(request: Request, exc: ValueError) -> JSONResponse:
+        return _error(400, str(exc))  # a refused move or file changes nothing
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -122,27 +133,18 @@ def _watch_routes(app: FastAPI, sets: RecordStore) -> None:
             text = body.decode("utf-8")
         except UnicodeDecodeError:
             return _error(400, f"{name}: not UTF-8 text (a records file is JSON lines)")
-        try:
-            parsed = RecordSet.parse(name, text)
-        except RecordsError as e:
-            return _error(400, str(e))
+        parsed = RecordSet.parse(name, text)
         set_id = sets.add(parsed)
         return JSONResponse({"id": set_id, "name": parsed.name, "hands": parsed.summaries()})
 
     @app.get("/api/records/{set_id}")
     def record_set(set_id: str) -> JSONResponse:
-        try:
-            found = sets.get(set_id)
-        except KeyError as e:
-            return _error(404, e.args[0])
+        found = sets.get(set_id)
         return JSONResponse({"id": set_id, "name": found.name, "hands": found.summaries()})
 
     @app.get("/api/records/{set_id}/{index}")
     def hand_frames(set_id: str, index: int, viewer: str = "all") -> JSONResponse:
-        try:
-            found = sets.get(set_id)
-        except KeyError as e:
-            return _error(404, e.args[0])
+        found = sets.get(set_id)
         if viewer == "all":
             who = None
         else:
@@ -150,62 +152,36 @@ def _watch_routes(app: FastAPI, sets: RecordStore) -> None:
                 who = int(viewer)
             except ValueError:
                 return _error(400, f"viewer must be 'all' or a player number, got {viewer!r}")
-        try:
-            return JSONResponse(found.frames(index, who))
-        except RecordsError as e:
-            return _error(400, str(e))
-
+        return JSONResponse(found.frames(index, who))
 
 
 def _play_routes(app: FastAPI, games: GameStore) -> None:
-    """The Play endpoints: a session by token."""
+    """The Play endpoints: a session by token (header ``X-Game-Token``)."""
+
+    def game_of(x_game_token: str | None = Header(default=None)) -> PlaySession:
+        return games.get(x_game_token)
 
     @app.post("/api/game")
     def new_game(req: GameRequest) -> JSONResponse:
         settings = GameSettings(preset=req.preset, players=req.players, seat=req.seat,
                                 opponents=tuple(req.opponents), seed=req.seed, hands=req.hands,
                                 random_ranks=req.random_ranks, options=req.options)
-        try:
-            token, game = games.new(settings)
-        except GameError as e:
-            return _error(400, str(e))
+        token, game = games.new(settings)
         return JSONResponse({"token": token, "view": game.view()})
 
-    def _game(token: str | None):
-        if not token:
-            raise KeyError("no game token: start a game first")
-        return games.get(token)
-
     @app.get("/api/game")
-    def get_game(x_game_token: str | None = Header(default=None)) -> JSONResponse:
-        try:
-            game = _game(x_game_token)
-        except KeyError as e:
-            return _error(404, e.args[0])
+    def get_game(game: PlaySession = Depends(game_of)) -> JSONResponse:
         with games.lock:
             return JSONResponse(game.view())
 
     @app.post("/api/game/action")
-    def act(req: ActionRequest, x_game_token: str | None = Header(default=None)) -> JSONResponse:
-        try:
-            game = _game(x_game_token)
-        except KeyError as e:
-            return _error(404, e.args[0])
+    def act(req: ActionRequest, game: PlaySession = Depends(game_of)) -> JSONResponse:
         with games.lock:
-            try:
-                game.act(action=req.action, cards=req.cards)
-            except GameError as e:
-                return _error(400, str(e))
+            game.act(action=req.action, cards=req.cards)
             return JSONResponse(game.view())
 
     @app.get("/api/game/records")
-    def game_records(x_game_token: str | None = Header(default=None)) -> Any:
-        try:
-            game = _game(x_game_token)
-        except KeyError as e:
-            return _error(404, e.args[0])
-        import io
-
+    def game_records(game: PlaySession = Depends(game_of)) -> PlainTextResponse:
         buf = io.StringIO()
         with games.lock:
             write_records(buf, game.records)

@@ -25,7 +25,7 @@ from president_env.core import OVER, PLAY, Rules, RulesError, current_player, in
 from president_env.core.records import Recorder
 from president_env.core.render import rank_name
 
-from .views import action_words, cards_view, legal_moves, next_top, prompt, seat_of, table_view
+from .views import NotFound, action_words, cards_view, legal_moves, next_top, prompt, seat_of, table_view
 
 MAX_SEED = 2**63 - 1
 
@@ -271,9 +271,12 @@ class GameStore:
                 self._games.popitem(last=False)
         return token, game
 
-    def get(self, token: str) -> PlaySession:
+    def get(self, token: str | None) -> PlaySession:
+        """The game of ``token``; :class:`NotFound` when there is none."""
+        if not token:
+            raise NotFound("no game token: start a game first")
         with self.lock:
             game = self._games.get(token)
         if game is None:
-            raise KeyError("no game with this token (it may have ended with a restart of the server)")
+            raise NotFound("no game with this token (it may have ended with a restart of the server)")
         return game

@@ -17,11 +17,15 @@ import numpy as np
 
 from president_env.core import EXCHANGE, OVER, PLAY, Rules, State, describe_action, tables
 from president_env.core.engine import exchange_kind, step_inplace
-from president_env.core.render import rank_name, top_words
+from president_env.core.render import PASS_WORDS, rank_name, top_words
+
+
+class NotFound(LookupError):
+    """A game token or a records file the server does not hold (answered 404)."""
+
 
 SUIT_SYMBOLS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
 PHASES = ("exchange", "play", "over")
-_PASS_WORDS = {"may_replay": "passed", "locks_out": "locked out", "single_round": "had its turn"}
 
 
 def card_view(name: str, kind: str) -> dict[str, Any]:
@@ -151,7 +155,7 @@ def table_view(rules: Rules, state: State, viewer: int | None, agents: Sequence[
         "dealer": int(state.dealer[b]),
         "direction": "clockwise" if state.direction[b] > 0 else "counter-clockwise",
         "revolution": bool(state.revolution[b]),
-        "pass_words": _PASS_WORDS[rules.pass_rule],
+        "pass_words": PASS_WORDS[rules.pass_rule],
         "acting_player": int(sp[int(state.current[b])]) if phase != OVER else None,
         "top": top,
         "top_text": top_words(rules, state, b, agents),

@@ -9,17 +9,17 @@ onlooker sees it (every hand) or as one player sees it.
 
 from __future__ import annotations
 
-import json
 import secrets
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from president_env.core.records import RecordError, ReplayError, replay_steps, rules_of, validate_record
+from president_env.core import PLAY
+from president_env.core.records import RecordError, ReplayError, iter_record_lines, replay_steps, rules_of
 from president_env.core.render import rank_name
 
-from .views import action_words, next_top, table_view
+from .views import NotFound, action_words, next_top, table_view
 
 MAX_RECORDS_BYTES = 64 * 1024 * 1024
 
@@ -41,19 +41,15 @@ class RecordSet:
         if len(text.encode("utf-8", errors="replace")) > MAX_RECORDS_BYTES:
             raise RecordsError(f"{name}: larger than {MAX_RECORDS_BYTES // 2**20} MB")
         records = []
-        for n, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise RecordsError(f"{name}, line {n}: not JSON ({e.msg} at column {e.colno})") from None
-            try:
-                validate_record(rec)
-                rules_of(rec)
-            except (RecordError, ReplayError) as e:
-                raise RecordsError(f"{name}, line {n}: not a game record: {e}") from None
-            records.append(rec)
+        try:
+            for n, rec in iter_record_lines(text.splitlines(), name):
+                try:
+                    rules_of(rec)
+                except ReplayError as e:
+                    raise RecordsError(f"{name}:{n}: {e}") from None
+                records.append(rec)
+        except RecordError as e:
+            raise RecordsError(str(e)) from None
         if not records:
             raise RecordsError(f"{name}: no records in it (a records file holds one JSON record a line)")
         return cls(name, records)
@@ -91,7 +87,7 @@ class RecordSet:
                         rules, step.before, viewer, agents, points=zero)})
                 d = step.decision
                 words = action_words(rules, step.before, d["action"])
-                is_play = int(step.before.phase[0]) == 1
+                is_play = int(step.before.phase[0]) == PLAY
                 shown = d["cards"] if (is_play or viewer is None or viewer == d["agent"]) else None
                 event = f"p{d['agent']} {agents[d['agent']]}: {words}" + (f" ({' '.join(shown)})" if shown else "")
                 last = step.index == len(rec["decisions"]) - 1
@@ -136,7 +132,7 @@ class RecordStore:
         with self.lock:
             found = self._sets.get(set_id)
         if found is None:
-            raise KeyError(f"no records file {set_id!r} on this server (upload it again)")
+            raise NotFound(f"no records file {set_id!r} on this server (upload it again)")
         return found
 
     def listing(self) -> list[dict[str, Any]]:

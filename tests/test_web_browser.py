@@ -173,7 +173,7 @@ def test_watch_opens_an_uploaded_file(server, browser, tmp_path):
     bad.write_text("{not json\n")
     browser.find_element(By.ID, "records-file").send_keys(str(bad))
     wait.until(lambda d: d.find_element(By.ID, "error").is_displayed())
-    assert "line 1: not JSON" in _text(browser, "#error")
+    assert "bad.jsonl:1: not valid JSON" in _text(browser, "#error")
 
 
 def _view(browser) -> dict:

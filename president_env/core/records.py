@@ -337,18 +337,24 @@ def iter_numbered_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any
     missing or ill-typed field.
     """
     with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise RecordError(f"{path}:{lineno}: not valid JSON ({e.msg} at column {e.colno})") from None
-            try:
-                validate_record(rec)
-            except RecordError as e:
-                raise RecordError(f"{path}:{lineno}: {e}") from None
-            yield lineno, rec
+        yield from iter_record_lines(f, str(path))
+
+
+def iter_record_lines(lines: Iterable[str], source: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, record) for each non-blank line of JSON-lines text, checked field by field;
+    a :class:`RecordError` names ``source`` and the line."""
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise RecordError(f"{source}:{lineno}: not valid JSON ({e.msg} at column {e.colno})") from None
+        try:
+            validate_record(rec)
+        except RecordError as e:
+            raise RecordError(f"{source}:{lineno}: {e}") from None
+        yield lineno, rec
 
 
 def iter_records(path: str | Path) -> Iterator[dict[str, Any]]:

@@ -22,7 +22,7 @@ from .records import Recorder, random_actions, replay_steps, rules_of
 from .rules import Rules
 from .state import EXCHANGE, OVER, PHASE_NAMES, State
 
-_PASS_WORDS = {"may_replay": "passed", "locks_out": "locked", "single_round": "had turn"}
+PASS_WORDS = {"may_replay": "passed", "locks_out": "locked", "single_round": "had turn"}  # the passed column
 
 
 def rank_name(position: int, players: int) -> str:
@@ -108,7 +108,7 @@ def render(rules: Rules, state: State, game: int = 0, viewer: int | None = None,
         lines.append("exposed: " + ", ".join(
             f"seat {s} {t.card_names[int(state.exposed[b, s])]}" for s in range(P) if state.exposed[b, s] >= 0))
 
-    header = ["", "seat", "player", "cards", _PASS_WORDS[rules.pass_rule], "place", "rank", "points", "hand"]
+    header = ["", "seat", "player", "cards", PASS_WORDS[rules.pass_rule], "place", "rank", "points", "hand"]
     rows = []
     for s in range(P):
         p = int(state.seat_player[b, s])
