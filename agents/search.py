@@ -1,0 +1,241 @@
+"""``search``: determinized search (PIMC) with heuristic rollouts, on the batched engine.
+
+For each decision with more than one legal action the agent
+
+1. deals the hidden cards again ``worlds`` times, consistent with its observation
+   (:func:`president_env.core.resample.worlds_from_observation`);
+2. takes up to ``actions`` candidate actions: the heuristic's choice, the greedy agent's,
+   pass, the strongest play, then the others weakest first;
+3. plays every candidate in every world and the rest of the hand with the rollout
+   policy (``heuristic`` by default) in every seat, its own included, all worlds and
+   candidates of all rows as one batch of the engine; a rollout's value is the points
+   the hand gives the agent;
+4. plays the candidate with the best mean, but only when it beats the heuristic's choice
+   by ``z`` standard errors of the paired difference (the worlds are common to the
+   candidates); where search cannot tell moves apart it plays the heuristic's choice.
+
+``rollouts`` caps the rollouts of one decision (worlds x candidates): with more
+candidates than it allows at ``worlds`` worlds, fewer worlds are used (at least 2).
+``stats`` counts decisions, searched decisions and rollouts, so a budget can be checked
+without clocks. Settings come from the spec: ``search:worlds=16,actions=6,rollouts=96``.
+It sees only observations and masks, like every agent; randomness comes from ``rng``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from president_env.core import OVER, Rules, current_player, observe, step_inplace
+from president_env.core.resample import worlds_from_observation
+
+from .base import Agent
+from .greedy import GreedyAgent
+from .heuristic import HeuristicAgent
+from .random_agent import RandomAgent
+
+ROLLOUT_POLICIES = {"heuristic": HeuristicAgent, "greedy": GreedyAgent, "random": RandomAgent}
+#: setting -> (type, default, lowest allowed, meaning)
+SETTINGS: dict[str, tuple[type, object, float, str]] = {
+    "worlds": (int, 8, 1, "deals of the hidden cards per decision"),
+    "actions": (int, 5, 1, "candidate actions searched per decision (the heuristic's first)"),
+    "rollouts": (int, 0, 0, "most rollouts (worlds x candidates) per decision; 0: worlds x actions"),
+    "z": (float, 1.0, 0.0, "standard errors a candidate must beat the heuristic's choice by"),
+    "policy": (str, "heuristic", 0, "rollout policy: " + ", ".join(ROLLOUT_POLICIES)),
+    "batch": (int, 4096, 1, "most rollouts stepped together (memory, not play)"),
+}
+
+
+@dataclass
+class SearchStats:
+    """Counters since the agent was built: decisions, decisions searched, rollouts, the most of one decision."""
+
+    decisions: int = 0
+    searched: int = 0
+    rollouts: int = 0
+    max_rollouts: int = 0
+    cpu_seconds: float = 0.0     # process CPU time spent choosing (not wall time: other work does not count)
+
+
+def parse_settings(text: str) -> dict[str, object]:
+    """``"worlds=32,rollouts=256"`` -> settings; an unknown name or a bad value raises ``ValueError`` naming it."""
+    out: dict[str, object] = {}
+    for item in (s.strip() for s in text.split(",")):
+        if not item:
+            continue
+        if "=" not in item:
+            raise ValueError(f"search setting {item!r} must be NAME=VALUE; settings: {', '.join(SETTINGS)}")
+        name, value = (x.strip() for x in item.split("=", 1))
+        if name not in SETTINGS:
+            raise ValueError(f"unknown search setting {name!r}; settings: {', '.join(SETTINGS)}")
+        kind = SETTINGS[name][0]
+        try:
+            out[name] = kind(value)
+        except ValueError:
+            raise ValueError(f"search setting {name}={value!r} is not {'an integer' if kind is int else 'a number'}"
+                             ) from None
+    return out
+
+
+class SearchAgent(Agent):
+    """Determinized (PIMC) search over resampled worlds with heuristic rollouts; see the module doc."""
+
+    name = "search"
+    deterministic = False
+
+    def __init__(self, rules: Rules, worlds: int = 8, actions: int = 5, rollouts: int = 0, z: float = 1.0,
+                 policy: str = "heuristic", batch: int = 4096, name: str | None = None) -> None:
+        super().__init__(rules)
+        for key, value in (("worlds", worlds), ("actions", actions), ("rollouts", rollouts), ("z", z),
+                           ("batch", batch)):
+            kind, _, low, _ = SETTINGS[key]
+            if isinstance(value, bool) or not isinstance(value, int | float) or (kind is int and value != int(value)):
+                raise ValueError(f"search setting {key} must be {'an integer' if kind is int else 'a number'}, "
+                                 f"got {value!r}")
+            if value < low or not np.isfinite(value):
+                raise ValueError(f"search setting {key} must be at least {low:g}, got {value!r}")
+        if policy not in ROLLOUT_POLICIES:
+            raise ValueError(f"search setting policy={policy!r} is not a rollout policy; choices: "
+                             f"{', '.join(ROLLOUT_POLICIES)}")
+        if rollouts and rollouts < 2 * min(actions, 2):
+            raise ValueError(f"search setting rollouts={rollouts} is too small: a decision needs at least 2 worlds "
+                             f"of 2 candidates ({2 * min(actions, 2)} rollouts)")
+        self.worlds, self.actions, self.rollouts, self.z = int(worlds), int(actions), int(rollouts), float(z)
+        self.batch = int(batch)
+        self.policy_name = policy
+        self.rollout_rules = rules.replace(hands_per_session=1)
+        self.policy = ROLLOUT_POLICIES[policy](rules)
+        self.fallback = HeuristicAgent(rules)
+        self.greedy = GreedyAgent(rules)
+        self.stats = SearchStats()
+        if name:
+            self.name = name
+
+    def budget(self) -> int:
+        """The most rollouts one decision may use."""
+        return self.rollouts or self.worlds * self.actions
+
+    # ------------------------------------------------------------------ acting
+    def report(self) -> str:
+        """One line on the work done so far: decisions, rollouts, CPU time per decision."""
+        s = self.stats
+        per = 1e3 * s.cpu_seconds / max(s.decisions, 1)
+        per_searched = 1e3 * s.cpu_seconds / max(s.searched, 1)
+        return (f"{self.name}: {s.decisions} decisions ({s.searched} searched), {s.rollouts} rollouts "
+                f"(at most {s.max_rollouts} a decision, budget {self.budget()}), {per:.1f} ms CPU a decision "
+                f"({per_searched:.1f} ms a searched one)")
+
+    def _act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        t0 = time.process_time()
+        try:
+            return self._choose(obs, mask, rng)
+        finally:
+            self.stats.cpu_seconds += time.process_time() - t0
+
+    def _choose(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        base = np.asarray(self.fallback.act(obs, mask, rng), dtype=np.int64)
+        out = base.copy()
+        self.stats.decisions += obs.shape[0]
+        todo = np.flatnonzero(mask.sum(axis=1) > 1)
+        if todo.size == 0:
+            return out
+        cands = self._candidates(obs[todo], mask[todo], base[todo], rng)
+        per_row = max(1, self.batch // self.budget())
+        for i in range(0, todo.size, per_row):
+            rows = slice(i, i + per_row)
+            out[todo[rows]] = self._search(obs[todo[rows]], cands[rows], rng)
+        return out
+
+    def _candidates(self, obs: np.ndarray, mask: np.ndarray, base: np.ndarray,
+                    rng: np.random.Generator) -> list[list[int]]:
+        """Candidate actions per row, the heuristic's choice first, at most ``actions``."""
+        greedy = self.greedy.act(obs, mask, rng)
+        out = []
+        for r in range(obs.shape[0]):
+            legal = np.flatnonzero(mask[r]).tolist()
+            order = [int(base[r]), int(greedy[r])] + ([0] if mask[r, 0] else []) + [legal[-1]] + legal
+            seen: list[int] = []
+            for a in order:
+                if a not in seen:
+                    seen.append(a)
+                if len(seen) == self.actions:
+                    break
+            out.append(seen)
+        return out
+
+    def _search(self, obs: np.ndarray, cands: list[list[int]], rng: np.random.Generator) -> np.ndarray:
+        """The chosen action of each row (see the module doc)."""
+        R, W = obs.shape[0], self.worlds
+        n_c = np.array([len(c) for c in cands])
+        if self.rollouts:
+            w_r = np.clip(self.rollouts // n_c, 2, W)
+            n_c = np.minimum(n_c, self.rollouts // w_r)
+        else:
+            w_r = np.full(R, W)
+        worlds = worlds_from_observation(self.rules, obs, W, rng)
+        rows, wid, acts = [], [], []
+        for r in range(R):
+            for w in range(int(w_r[r])):
+                for i in range(int(n_c[r])):
+                    rows.append(r)
+                    wid.append(r * W + w)
+                    acts.append(cands[r][i])
+        rows_a, acts_a = np.array(rows), np.array(acts, dtype=np.int64)
+        values = self._rollout(worlds.take(np.array(wid)), acts_a, rng)
+        n_roll = n_c * w_r
+        self.stats.searched += R
+        self.stats.rollouts += int(n_roll.sum())
+        self.stats.max_rollouts = max(self.stats.max_rollouts, int(n_roll.max()))
+        choice = np.empty(R, dtype=np.int64)
+        start = 0
+        for r in range(R):
+            k, w = int(n_c[r]), int(w_r[r])
+            v = values[start:start + k * w].reshape(w, k)
+            start += k * w
+            choice[r] = cands[r][self._pick(v)]
+        assert start == rows_a.size
+        return choice
+
+    def _pick(self, v: np.ndarray) -> int:
+        """The candidate to play from (worlds, candidates) values: 0 (the heuristic's) unless clearly beaten."""
+        mean = v.mean(axis=0)
+        best = int(np.argmax(mean))
+        if best == 0 or mean[best] <= mean[0]:
+            return 0
+        diff = v[:, best] - v[:, 0]
+        if v.shape[0] < 2:
+            return best
+        se = diff.std(ddof=1) / np.sqrt(v.shape[0])
+        return best if diff.mean() > self.z * se else 0
+
+    def _rollout(self, st, first: np.ndarray, rng: np.random.Generator) -> np.ndarray:  # noqa: ANN001 - a State
+        """Play ``first`` in every world, then the hand with the rollout policy until player 0 (seat 0) is out:
+        the points of its finishing position (a place, once taken, does not change)."""
+        rules = self.rollout_rules
+        points = np.asarray(rules.points, dtype=np.float64)
+        n = st.batch_size
+        value = np.zeros(n, dtype=np.float64)
+        gid = np.arange(n)
+        step_inplace(rules, st, first)
+        res = np.zeros(n, dtype=bool)
+        while True:
+            over = st.phase == OVER
+            new = (over | (st.finish[:, 0] >= 0)) & ~res
+            now_over, now_out = new & over, new & ~over
+            value[gid[now_over]] = st.hand_points[now_over, 0]
+            value[gid[now_out]] = points[st.finish[now_out, 0]]
+            res |= new
+            if res.all():
+                return value
+            if res.sum() * 4 >= res.size:           # drop resolved games now and then
+                keep = np.flatnonzero(~res)
+                st, gid, res = st.take(keep), gid[keep], res[keep]
+            legal = st.legal
+            actions = np.argmax(legal, axis=1)
+            choose = np.flatnonzero((legal.sum(axis=1) > 1) & ~res)
+            if choose.size:
+                o = observe(rules, st, current_player(st))
+                actions[choose] = self.policy.act(o[choose], legal[choose], rng)
+            step_inplace(rules, st, actions)
