@@ -9,6 +9,8 @@ spec                   agent
 ``ppo:FILE``           an agent file (``*.agent.safetensors``), most likely legal action
 ``ppo-sample:FILE``    the same, sampling from its masked action distribution
 ``zoo:NAME``           the zoo's trained agent for preset NAME (``president zoo``)
+``search``             determinized search with heuristic rollouts (:mod:`agents.search`);
+                       settings after a colon: ``search:worlds=8,actions=5,rollouts=40``
 =====================  ==========================================================
 
 An agent file is data: weights and JSON (:mod:`agents.agent_file`). A stable-baselines3
@@ -35,11 +37,25 @@ SCRIPTED: dict[str, Callable[[Rules], Agent]] = {
 }
 MODEL_PREFIXES = ("ppo", "ppo-sample")
 ZOO_PREFIX = "zoo"
+SEARCH = "search"
 
 
 def agent_names() -> list[str]:
     """The names :func:`make_agent` understands (model specs take a file after the colon)."""
-    return list(SCRIPTED) + [f"{p}:FILE" for p in MODEL_PREFIXES] + [f"{ZOO_PREFIX}:NAME"]
+    return (list(SCRIPTED) + [f"{p}:FILE" for p in MODEL_PREFIXES] + [f"{ZOO_PREFIX}:NAME"]
+            + [SEARCH, f"{SEARCH}:SETTINGS"])
+
+
+def split_specs(text: str) -> list[str]:
+    """A comma-separated list of agent specs; ``search:worlds=8,actions=5`` keeps its settings together
+    (an item ``NAME=VALUE`` without a colon continues the spec before it)."""
+    out: list[str] = []
+    for item in (s.strip() for s in text.split(",")):
+        if out and "=" in item and ":" not in item and ":" in out[-1]:
+            out[-1] += "," + item
+        else:
+            out.append(item)
+    return out
 
 
 def make_agent(spec: str, rules: Rules, trust_pickle: bool = False) -> Agent:
@@ -56,6 +72,8 @@ def make_agent(spec: str, rules: Rules, trust_pickle: bool = False) -> Agent:
             if not path:
                 raise ValueError(f"agent spec {spec!r} needs a model file after the colon, e.g. ppo:models/run.zip")
             return _model_agent(path.strip(), rules, prefix == "ppo", spec, trust_pickle)
+        if prefix == SEARCH:
+            return _search_agent(path, rules, spec)
         if prefix == ZOO_PREFIX:
             from .agent_file import FileAgent
             from .zoo import zoo_path
@@ -63,9 +81,22 @@ def make_agent(spec: str, rules: Rules, trust_pickle: bool = False) -> Agent:
             return FileAgent(zoo_path(path), rules, deterministic=True, name=spec)
         raise ValueError(f"unknown agent kind {prefix!r} in {spec!r}; choices: {', '.join(agent_names())}")
     key = spec.lower()
+    if key == SEARCH:
+        return _search_agent("", rules, spec)
     if key not in SCRIPTED:
         raise ValueError(f"unknown agent {spec!r}; choices: {', '.join(agent_names())}")
     return SCRIPTED[key](rules)
+
+
+def _search_agent(settings: str, rules: Rules, spec: str) -> Agent:
+    """``search`` with its settings (``worlds=8,actions=5``); a bad one raises ``ValueError`` naming it."""
+    from .search import SearchAgent, parse_settings
+
+    try:
+        kwargs = parse_settings(settings)
+        return SearchAgent(rules, name=spec, **kwargs)  # type: ignore[arg-type]
+    except ValueError as e:
+        raise ValueError(f"agent spec {spec!r}: {e}") from None
 
 
 def _model_agent(path: str, rules: Rules, deterministic: bool, spec: str, trust_pickle: bool) -> Agent:

@@ -37,7 +37,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--preset", type=preset_name, required=True, help=f"one of: {', '.join(PRESETS)}")
     p.add_argument("--players", type=int, default=None, help="number of players (default: the preset's)")
     p.add_argument("--agents", required=True,
-                   help="comma-separated agents, one per seat: random, greedy, heuristic, ppo:FILE, ppo-sample:FILE")
+                   help="comma-separated agents, one per seat: random, greedy, heuristic, ppo:FILE, ppo-sample:FILE, "
+                        "zoo:NAME, search or search:worlds=8,actions=5 (see docs/search.md)")
     p.add_argument("--games", type=positive_int, default=1000,
                    help="deals; each is played once per rotation of the seats (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals, the seatings and the agents (default 0)")
@@ -57,7 +58,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def parse_agents(text: str, players: int) -> list[str]:
     """The ``--agents`` list; it must name exactly one agent per seat."""
-    names = [a.strip() for a in text.split(",")]
+    from agents.registry import split_specs
+
+    names = split_specs(text)
     if any(not a for a in names):
         raise UsageError(f"--agents has an empty name in {text!r}")
     if len(names) != players:
@@ -102,8 +105,13 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     for e in result.entrants:
         e.agent = names[e.index]
     print_result(result)
+    reports = [a.report() for a in dict.fromkeys(entrants) if callable(getattr(a, "report", None))]
+    for line in reports:  # agents that count their work (search: rollouts, CPU time a decision)
+        Console().print(line)
     if args.json is not None:
         data = result.to_dict()
+        if reports:
+            data["agent_reports"] = reports
         data["command"] = {"preset": args.preset, "players": rules.players, "agents": names, "games": args.games,
                            "seed": args.seed, "hands": args.hands, "rotations": args.rotations}
         try:

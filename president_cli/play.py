@@ -28,7 +28,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from agents.base import Agent
-from agents.registry import agent_names, make_agent
+from agents.registry import agent_names, make_agent, split_specs
 from president_cli.core_commands import UsageError, positive_int, preset_name, rules_from_args
 from president_env.core import (
     EXCHANGE,
@@ -106,7 +106,7 @@ def parse_opponents(text: str | None, players: int) -> list[str]:
     n = players - 1
     if text is None or not text.strip():
         return ["heuristic"] * n
-    specs = [s.strip() for s in text.split(",")]
+    specs = split_specs(text)
     if any(not s for s in specs):
         raise UsageError(f"--opponents {text!r} has an empty entry; give agent names separated by commas")
     if len(specs) == 1:
