@@ -15,7 +15,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from president_env.core import Rules, action_table, tables
+from president_env.core import Rules, tables
+from president_env.core.actions import rank_table
 
 
 @dataclass(frozen=True, eq=False)
@@ -49,7 +50,7 @@ class PlayConsts:
 @lru_cache(maxsize=128)
 def play_consts(rules: Rules) -> PlayConsts:
     t = tables(rules)
-    at = action_table(rules)
+    at = rank_table(rules)
     Rn = t.n_natural_play
     names = t.play_ranks
     wild_kinds = np.flatnonzero(t.kind_wild)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._cards import pick_cards, project
 from ._plays import holdings, play_consts
 from .base import Agent, decode
 
@@ -27,6 +28,11 @@ class GreedyAgent(Agent):
     deterministic = True
 
     def _act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        if self.rules.card_level:  # plan by rank, then pick the cards (agents/_cards.py)
+            return pick_cards(self.rules, obs, mask, self._act_rank(obs, project(self.rules, mask), rng))
+        return self._act_rank(obs, mask, rng)
+
+    def _act_rank(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         c = play_consts(self.rules)
         v = decode(self.rules, obs)
         held = holdings(c, v.hand)[:, c.act_rank]                 # (N, A-1) cards of each action's rank

@@ -52,6 +52,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ._cards import pick_cards, project
 from ._plays import PlayConsts, holdings, play_consts
 from .base import Agent, ObsView, decode
 
@@ -168,6 +169,11 @@ class HeuristicAgent(Agent):
     reset_weight: float = 0.0
 
     def _act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        if self.rules.card_level:  # plan by rank, then pick the cards (agents/_cards.py)
+            return pick_cards(self.rules, obs, mask, self._act_rank(obs, project(self.rules, mask), rng))
+        return self._act_rank(obs, mask, rng)
+
+    def _act_rank(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         v = decode(self.rules, obs)
         actions = np.zeros(len(obs), dtype=np.int64)
         ex = v.phase == 0

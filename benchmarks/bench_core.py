@@ -1,7 +1,8 @@
 """Decisions per second of the batched core, against the same games stepped one at a time.
 
 Plays uniformly random legal actions (mask computation included: the mask is part
-of every step's output) on one core, for `president` and `daifugo`, at several
+of every step's output) on one core, for `president`, `daifugo`, `suit_ranking` and
+`daifugo_runs` (the card-level action table), at several
 batch sizes, and in the same run steps games one at a time (batch 0 in the rows).
 
     python benchmarks/bench_core.py            # a table
@@ -48,7 +49,7 @@ def measure(name: str, batch: int, seconds: float, seed: int = 0) -> float:
 
 def main(argv: list[str] | None = None) -> list[dict]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--presets", default="president,daifugo")
+    ap.add_argument("--presets", default="president,daifugo,suit_ranking,daifugo_runs")
     ap.add_argument("--batches", default="1,64,1024,4096")
     ap.add_argument("--seconds", type=float, default=2.0, help="measuring time per row")
     ap.add_argument("--json", action="store_true", help="print one JSON list of rows")

@@ -141,7 +141,11 @@ class PlaySession:
             raise GameError("give either an action id or the cards to play")
         if cards is not None:
             kinds = self._kinds(cards)
-            found = [m for m in moves if m["kinds"] == kinds]
+            found = [m for m in moves if sorted(m["cards"]) == sorted(cards)]  # these very cards
+            if not found and self.rules.card_level:  # the engine picks which wild cards go
+                found = [m for m in moves if self._natural_key(m["cards"]) == self._natural_key(cards)]
+            elif not found:  # rank-based rules: the suits are the engine's choice
+                found = [m for m in moves if m["kinds"] == kinds]
             if not found:
                 raise GameError(f"no legal {prompt(self.rules, st)} moves the cards {list(cards)}; legal: "
                                 + "; ".join(f"{m['words']} ({' '.join(m['cards']) or '-'})" for m in moves))
@@ -152,6 +156,12 @@ class PlaySession:
         self.decisions += 1
         self._apply(actor, action)
         self._advance()
+
+    def _natural_key(self, cards: Sequence[str]) -> tuple[list[str], int]:
+        """Card-level rules: the natural cards named, and how many wild cards."""
+        t = tables(self.rules)
+        wild = {t.card_names[c] for c in np.flatnonzero(t.card_wild)}
+        return sorted(n for n in cards if n not in wild), sum(n in wild for n in cards)
 
     def _kinds(self, cards: Sequence[str]) -> list[str]:
         """The kinds of cards named in a request, checked against the person's hand."""

@@ -41,9 +41,19 @@ def card_view(name: str, kind: str) -> dict[str, Any]:
 
 
 def cards_view(rules: Rules, row: np.ndarray) -> list[dict[str, Any]]:
-    """A (C,) bool row of cards as card views, weakest first."""
+    """A (C,) bool row of cards as card views, weakest first, each with its ``match`` token."""
     t = tables(rules)
-    return [card_view(t.card_names[c], t.kinds[t.card_kind[c]]) for c in np.flatnonzero(row)]
+    return [{**card_view(t.card_names[c], t.kinds[t.card_kind[c]]), "match": match_token(rules, c)}
+            for c in np.flatnonzero(row)]
+
+
+def match_token(rules: Rules, card: int) -> str:
+    """What identifies a card among a move's cards: its kind on rank-based rules (the engine picks the
+    suits), its name on card-level rules (``*`` for a wild card: the engine picks which wild cards go)."""
+    t = tables(rules)
+    if not rules.card_level:
+        return t.kinds[t.card_kind[card]]
+    return "*" if t.card_wild[card] else t.card_names[card]
 
 
 def names_view(rules: Rules, names: Sequence[str]) -> list[dict[str, Any]]:
@@ -76,11 +86,13 @@ def action_words(rules: Rules, state: State, action: int, game: int = 0) -> str:
 
 
 def legal_moves(rules: Rules, state: State, game: int = 0) -> list[dict[str, Any]]:
-    """The legal decisions of the player to act: ``{"id", "words", "cards", "kinds"}`` each.
+    """The legal decisions of the player to act: ``{"id", "words", "cards", "kinds", "match"}`` each.
 
     ``cards`` are the card names the move would take from the hand (found by making
     every legal move on copies of the game); ``kinds`` their kinds, sorted, which is
-    what identifies a move among the legal ones (the engine chooses the suits).
+    what identifies a move among the legal ones on rank-based rules (the engine chooses the
+    suits); ``match`` the sorted :func:`match_token` of its cards, what the page compares a
+    selection with on any rules.
     """
     legal = np.flatnonzero(state.legal[game])
     if int(state.phase[game]) == OVER:
@@ -96,6 +108,7 @@ def legal_moves(rules: Rules, state: State, game: int = 0) -> list[dict[str, Any
             "words": action_words(rules, state, int(a), game),
             "cards": [t.card_names[c] for c in cards],
             "kinds": sorted(t.kinds[t.card_kind[c]] for c in cards),
+            "match": sorted(match_token(rules, c) for c in cards),
         })
     return out
 

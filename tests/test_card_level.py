@@ -54,8 +54,8 @@ def _name(r: Rules, i: int) -> str:
     if i == 0:
         return "pass"
     cards = " ".join(at.cards[i])
-    if int(at.run[i]):
-        return f"run {cards}"
+    if int(at.run[i]):  # a window with a high card in it names fewer cards than its length
+        return f"run {cards}" + (f" ({int(at.run[i])})" if len(at.cards[i]) < int(at.run[i]) else "")
     w = int(at.wild[i])
     return (f"{cards} +{w}" if cards else f"+{w}") if w else cards
 
@@ -606,8 +606,9 @@ class TestRuns:
         assert "run 4S 5S 6S" not in moves(r, st)                # 5S is no natural five
         r = R(runs=3, high_cards="5S", jokers=1, joker_mode="wild", wild_ranks={"JK"})
         st = game(r, ["4S 5S 6S JK 3C", "4C", "4D", "4H"], rest_to=3)
-        assert "run 4S 5S 6S" in moves(r, st)                    # the joker stands for the five
-        st = go(r, st, (0, "run 4S 5S 6S"))
+        assert "run 4S 6S (3)" in moves(r, st)     # the window 4S-6S: the joker stands for the five
+        assert not any("5S" in m and m.startswith("run") for m in moves(r, st))
+        st = go(r, st, (0, "run 4S 6S (3)"))
         assert moved(r, st) == ["4S", "6S", "JK"] and "5S" in hand(r, st, 0)
 
 

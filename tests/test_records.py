@@ -44,7 +44,14 @@ def _check_cards_match_actions(rules, rec):
         assert len(d["cards"]) == (min(size, 1) if i < n_back else size), (i, d)
         for c in d["cards"]:
             rank = c if c in ("JK", "BJ", "RJ") or c in rules.high_cards else c[0]
-            assert rank == name or rank in rules.wild_ranks, (i, d)
+            if at.card_level and at.run[d["action"]]:
+                assert c in at.cards[d["action"]] or rank in rules.wild_ranks, (i, d)
+            else:
+                assert rank == name or rank in rules.wild_ranks, (i, d)
+        if at.card_level and i >= n_back:  # a set moves exactly the natural cards it names (a run: those held)
+            natural = sorted(c for c in d["cards"] if (c if c == "JK" else c[:-1]) not in rules.wild_ranks)
+            named = sorted(at.cards[d["action"]])
+            assert (set(natural) <= set(named)) if at.run[d["action"]] else natural == named, (i, d)
     assert sum(len(h) for h in dealt.values()) == tables(rules).n_cards
 
 

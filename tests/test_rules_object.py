@@ -93,6 +93,13 @@ PRESET_OPTIONS: dict[str, dict] = {
     "black_threes": {"high_cards": ("3C", "3S")},
     "jack_of_diamonds": {"high_cards": ("JD",)},
     "quick_clears": {"quick_clear": True},
+    "suit_ranking": {"suit_rule": "rank"},
+    "follow_suit": {"suit_rule": "follow"},
+    "reversing_colour": {"suit_rule": "colour"},
+    "daifugo_runs": {"jokers": 2, "joker_mode": "wild", "wild_ranks": frozenset({"JK"}), "eight_cut": True,
+                     "four_of_a_kind": "revolution", "forbidden_finish": frozenset({"2", "8", "JK"}),
+                     "direction": "counter_clockwise", "extra_cards_to": "bottom_ranks", "scoring": (2, 1),
+                     "runs": 3},
 }
 
 

@@ -1,20 +1,31 @@
-"""The action table: id 0 is pass, then one id per (play rank, size).
+"""The action table: id 0 is pass, then one id per (play rank, size), or per card combination.
 
-``id = 1 + rank * max_set + (size - 1)`` where ``rank`` indexes the play ranks of
-:mod:`president_env.core.cards` (natural and joker ranks weakest first, then
-``WILD`` for an all-wild set) and ``size`` runs 1..``4 x decks``. During the
-exchange the same ids name a give-back: a size-1 id gives one card of that rank
-(the lowest suit; for ``WILD`` the least wild card).
+Rank-based rules (every option of rule book section 8 but ``suit_rule`` and ``runs`` at its
+default): ``id = 1 + rank * max_set + (size - 1)`` where ``rank`` indexes the play ranks of
+:mod:`president_env.core.cards` (natural and joker ranks weakest first, then ``WILD`` for an
+all-wild set) and ``size`` runs 1..``4 x decks``. During the exchange the same ids name a
+give-back: a size-1 id gives one card of that rank (the lowest suit; for ``WILD`` the least
+wild card).
+
+Card-level rules (``suit_rule`` or ``runs`` on, :attr:`Rules.card_level`): after pass come
+the *sets*, grouped by the rank-level id above and within it by the number of wild cards
+(none first), each naming its natural cards exactly ("pair 7C 7H", "three 7D 7S + 1 wild");
+then the *runs* ("run 5S 6S 7S": a suit, a lowest rank and a length). An action names the
+natural cards; the wild cards it uses are the least wild cards held (like the rank-based
+table, which takes wild cards last). In a run the engine plays the named natural card
+where held and a wild card for each one missing. A give-back or trade names one card (a
+single's id). See ``docs/rules.md`` (card-level actions) for why this table and its sizes.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
-from .cards import WILD, tables
+from .cards import WILD, Tables, tables
 from .rules import Rules
 
 PASS = 0
@@ -23,28 +34,58 @@ _SIZE_WORDS = {1: "single", 2: "pair", 3: "three", 4: "four"}
 
 @dataclass(frozen=True, eq=False)
 class ActionTable:
-    """Id <-> (rank, size) for one rules object. Row 0 is pass (rank -1, size 0)."""
+    """Id <-> (rank, size), and on card-level rules the cards, for one rules object.
+
+    Row 0 is pass (rank -1, size 0). On card-level rules ``cards[i]`` are the natural cards
+    action ``i`` names, ``wild[i]`` its wild cards, ``run[i]`` its run length (0: a set; a
+    run's ``rank`` is its lowest card's) and ``rank_id[i]`` the rank-level id of a set
+    (-1 for a run)."""
 
     rank: np.ndarray   # (A,) play-rank index, -1 for pass
     size: np.ndarray   # (A,) cards in the set, 0 for pass
     names: tuple[str, ...]  # play rank name of each id ("" for pass)
+    cards: tuple[tuple[str, ...], ...] = ()   # card-level: natural card names of each id
+    wild: np.ndarray | None = None            # card-level: (A,) wild cards
+    run: np.ndarray | None = None             # card-level: (A,) run length, 0 for a set
+    rank_id: np.ndarray | None = None         # card-level: (A,) rank-level id of a set, 0 pass, -1 a run
 
     @property
     def n(self) -> int:
         return len(self.rank)
 
+    @property
+    def card_level(self) -> bool:
+        return self.run is not None
+
+    def words(self, i: int) -> str:
+        """Action ``i`` in words: 'pair of 7s', or on card-level rules 'pair 7C 7H', 'run 5S 6S 7S'."""
+        if not self.card_level or i == 0:
+            return _words(self.names[i], int(self.size[i]))
+        return _card_words(self.cards[i], int(self.size[i]), int(self.wild[i]), int(self.run[i]))
+
     def rows(self) -> list[dict]:
-        """The table as plain rows {id, rank, size, words}: for docs and records."""
-        return [
-            {"id": i, "rank": self.names[i] or None, "size": int(self.size[i]),
-             "words": _words(self.names[i], int(self.size[i]))}
-            for i in range(self.n)
-        ]
+        """The table as plain rows {id, rank, size, words} (card-level: also cards, wild, run)."""
+        out = []
+        for i in range(self.n):
+            row = {"id": i, "rank": self.names[i] or None, "size": int(self.size[i]), "words": self.words(i)}
+            if self.card_level:
+                row.update(cards=list(self.cards[i]), wild=int(self.wild[i]), run=int(self.run[i]))
+            out.append(row)
+        return out
 
 
 @lru_cache(maxsize=128)
 def action_table(rules: Rules) -> ActionTable:
-    """The action table of ``rules``."""
+    """The action table of ``rules`` (card-level when ``rules.card_level``)."""
+    if rules.card_level:
+        return _card_level_table(rules, tables(rules))
+    return rank_table(rules)
+
+
+@lru_cache(maxsize=128)
+def rank_table(rules: Rules) -> ActionTable:
+    """The rank-level (rank, size) table of ``rules``, even on card-level rules (where each set's
+    ``rank_id`` points into it): what the scripted agents plan with."""
     t = tables(rules)
     S = rules.max_set
     R = t.n_play_ranks
@@ -54,12 +95,69 @@ def action_table(rules: Rules) -> ActionTable:
     return ActionTable(rank=rank, size=size, names=names)
 
 
+def _card_level_table(rules: Rules, t: Tables) -> ActionTable:
+    """Pass; every set as (rank-level id, natural cards, wild count); every run."""
+    S = rules.max_set
+    n_wild = int(t.card_wild.sum())
+    copies: dict[str, int] = {}
+    for name in t.card_names:
+        copies[name] = copies.get(name, 0) + 1
+    rows: list[tuple[int, int, tuple[str, ...], int, int, int]] = [(-1, 0, (), 0, 0, 0)]  # rank, size, cards, wild,
+    for p, k in enumerate(t.play_kind):                                                  # run, rank_id
+        kind_names = [n for n in dict.fromkeys(t.card_names[c] for c in np.flatnonzero(t.card_kind == k))] \
+            if k >= 0 else []
+        for n in range(1, S + 1):
+            rid = 1 + p * S + n - 1
+            if k < 0:
+                if n <= n_wild:
+                    rows.append((p, n, (), n, 0, rid))
+                continue
+            if t.kind_high[k] and n > 1:
+                continue
+            for w in range(0, min(n - 1, n_wild) + 1):
+                for combo in itertools.combinations_with_replacement(kind_names, n - w):
+                    if all(combo.count(x) <= copies[x] for x in set(combo)):
+                        rows.append((p, n, combo, w, 0, rid))
+    if rules.runs:
+        rows += _runs(rules, t)
+    rank = np.array([r[0] for r in rows], dtype=np.int64)
+    return ActionTable(
+        rank=rank, size=np.array([r[1] for r in rows], dtype=np.int64),
+        names=("",) + tuple(t.play_ranks[r] for r in rank[1:]),
+        cards=tuple(r[2] for r in rows), wild=np.array([r[3] for r in rows], dtype=np.int64),
+        run=np.array([r[4] for r in rows], dtype=np.int64), rank_id=np.array([r[5] for r in rows], dtype=np.int64),
+    )
+
+
+def _runs(rules: Rules, t: Tables) -> list[tuple[int, int, tuple[str, ...], int, int, int]]:
+    """Runs: per suit, per length, per lowest rank; natural ranks in rank_order, never through a wild one."""
+    order = list(rules.rank_order)
+    ok = [r not in rules.wild_ranks for r in order]
+    names = set(t.card_names)
+    out = []
+    for suit in rules.suit_order:
+        for L in range(rules.runs, len(order) + 1):
+            for lo in range(len(order) - L + 1):
+                if not all(ok[lo:lo + L]):
+                    continue
+                cards = tuple(r + suit for r in order[lo:lo + L]
+                              if r + suit in names and r + suit not in rules.high_cards)  # no high card in a run
+                if cards:
+                    out.append((int(t.kind_play[lo]), L, cards, 0, L, -1))
+    return out
+
+
 def n_actions(rules: Rules) -> int:
+    if rules.card_level:
+        return action_table(rules).n
     return 1 + tables(rules).n_play_ranks * rules.max_set
 
 
 def action_id(rules: Rules, rank: str, size: int) -> int:
-    """The id of playing ``size`` cards of ``rank`` ("7", "JK", "WILD")."""
+    """The id of playing ``size`` cards of ``rank`` ("7", "JK", "WILD"); on card-level rules use
+    :func:`card_action_id`."""
+    if rules.card_level:
+        raise ValueError("these rules name cards (suit_rule or runs): use card_action_id(rules, cards)")
     t = tables(rules)
     rank = "T" if str(rank) == "10" else str(rank).upper()
     if rank not in t.play_ranks:
@@ -67,6 +165,35 @@ def action_id(rules: Rules, rank: str, size: int) -> int:
     if not 1 <= size <= rules.max_set:
         raise ValueError(f"size {size} out of range 1..{rules.max_set}")
     return 1 + t.play_ranks.index(rank) * rules.max_set + size - 1
+
+
+def card_action_id(rules: Rules, cards: list[str] | tuple[str, ...], run: bool = False) -> int:
+    """Card-level rules: the id of the set of ``cards`` (natural cards by name, wild cards by name or
+    as ``"WILD"``: which wild cards go is the engine's choice), or with ``run=True`` of the run whose
+    window holds exactly the natural ``cards`` named (``["5S", "6S", "7S"]``)."""
+    if not rules.card_level:
+        raise ValueError("these rules are rank-based: use action_id(rules, rank, size)")
+    t, at = tables(rules), action_table(rules)
+    wild_names = {t.card_names[c] for c in np.flatnonzero(t.card_wild)} | {"WILD"}
+    names = [("T" + str(n)[2:] if str(n).startswith("10") else str(n)).upper() for n in cards]
+    unknown = [n for n in names if n not in t.card_names and n != "WILD"]
+    if unknown:
+        raise ValueError(f"unknown card(s) {unknown} for these rules (cards look like 3C, TD, JK)")
+    natural = tuple(sorted(n for n in names if n not in wild_names))
+    w = sum(n in wild_names for n in names)
+    for i in range(1, at.n):
+        if bool(at.run[i]) == run and tuple(sorted(at.cards[i])) == natural and (run or at.wild[i] == w):
+            return i
+    raise ValueError(f"no {'run' if run else 'set'} of the cards {list(cards)} in the action table of these rules")
+
+
+def _card_words(cards: tuple[str, ...], size: int, wild: int, run: int) -> str:
+    shown = " ".join(cards) + (f" + {wild} wild" if cards and wild else "")
+    if run:
+        return f"run {' '.join(cards)}" + (f" ({run} cards, {run - len(cards)} wild)" if len(cards) < run else "")
+    if not cards:
+        return _words(WILD, size)
+    return f"{_SIZE_WORDS.get(size, f'{size} x')} {shown}"
 
 
 def _words(name: str, size: int) -> str:
@@ -89,7 +216,9 @@ def describe_action(rules: Rules, action: int, exchange: bool = False, trade: bo
         raise ValueError(f"action {action} out of range 0..{table.n - 1}")
     name, size = table.names[action], int(table.size[action])
     if claim:
-        return f"claim a quick clear: {_words(name, size)}" if size else "decline the quick clear"
+        return f"claim a quick clear: {table.words(action)}" if size else "decline the quick clear"
     if (exchange or trade) and size >= 1:
-        return f"{'trade' if trade else 'give back'} a {'wild card' if name == WILD else name}"
-    return _words(name, size)
+        card = table.cards[action][0] if table.card_level and table.cards[action] else None
+        card = card or ("wild card" if name == WILD else name)
+        return f"{'trade' if trade else 'give back'} a {card}"
+    return table.words(action)

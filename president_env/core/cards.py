@@ -45,6 +45,8 @@ class Tables:
     best_key: np.ndarray              # (C,) int  exchange order: larger = better card
     lowest_card: int                  # the card that must open the first hand (lowest_card)
     lowest_play_rank: int             # its play rank
+    card_suit: np.ndarray             # (C,) int  printed suit's place in suit_order (0 weakest), -1 for a joker
+    n_naturals: int                   # natural ranks (the first kinds, in rank_order)
 
     @property
     def n_cards(self) -> int:
@@ -142,6 +144,9 @@ def tables(rules: Rules) -> Tables:
         best_key=best,
         lowest_card=lowest_card,
         lowest_play_rank=int(kind_play[lowest_kind]),
+        card_suit=np.array([rules.suit_order.index(n[-1]) if n not in joker_order else -1 for n in names],
+                           dtype=np.int64),
+        n_naturals=len(naturals),
     )
 
 

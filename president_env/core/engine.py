@@ -40,6 +40,7 @@ class _Consts:
     d: int                      # +1 clockwise, -1 counter-clockwise
     act_rank: np.ndarray        # (A,) play rank, -1 for pass
     act_size: np.ndarray        # (A,)
+    act_run: np.ndarray         # (A,) run length, 0 for a set (card-level rules)
     play_kind: np.ndarray       # (R,) kind of each play rank (-1 for WILD)
     nat_kinds: np.ndarray       # (Rn,) kinds of the non-WILD play ranks
     wild_kinds: np.ndarray      # kinds that are wild
@@ -65,6 +66,66 @@ class _Consts:
     block_cols: np.ndarray      # (R, W) card columns of each play rank's kind, padded (see block_valid)
     block_valid: np.ndarray     # (R, W) which block columns really hold the kind
     size_lut: np.ndarray        # ((S+2)^2, S) bool: sizes lo..hi for the pair (lo, hi)
+    A_rank: int                 # ids of the rank-level table (the card-level table maps its sets onto them)
+    cl: _CardConsts | None      # card-level rules (suit_rule, runs): the tables of card_mask and the plays
+
+
+@dataclass(frozen=True, eq=False)
+class _CardConsts:
+    """Lookup arrays of the card-level action table (``Rules.card_level``).
+
+    Sets are ids ``1..Js``, runs ``Js+1..A-1``. What a player holds of each kind is one
+    integer *code* (a column of ``held @ code_mat``): for a kind with suits, one digit per
+    suit in base ``decks + 1``; for a kind without suits (jokers, high cards), ``n_suited``
+    plus the count. A set is holdable when ``hold_lut[held code, its need code]`` and the
+    player has its wild cards."""
+
+    Js: int
+    set_rid: np.ndarray          # (Js,) rank-level id (1-based) of each set
+    set_p: np.ndarray            # (Js,) play rank
+    set_n: np.ndarray            # (Js,) cards
+    set_w: np.ndarray            # (Js,) wild cards
+    set_col: np.ndarray          # (Js,) code column of its kind
+    set_need: np.ndarray         # (Js,) code of its natural cards
+    set_hi: np.ndarray           # (Js,) strongest natural suit (place in suit_order), -1 none
+    set_lo: np.ndarray           # (Js,) weakest natural suit, 4 none
+    set_red: np.ndarray          # (Js,) natural red cards (D, H)
+    set_black: np.ndarray        # (Js,) natural black cards (C, S)
+    set_colour: np.ndarray       # (Js,) bool every card has a colour (no wild card, no joker, a suited kind)
+    set_fsuit: np.ndarray        # (Js,) follow: suit of a natural single, -1 a single that follows any suit
+    set_low: np.ndarray          # (Js,) bool holds the lowest card (first lead)
+    code_mat: np.ndarray         # (C, ncol) float32
+    code_off: np.ndarray         # (ncol,) int
+    hold_lut: np.ndarray         # (ncode * ncode,) bool flattened [held code, need code]
+    ncode: int
+    claim_lut: np.ndarray        # (R, ncode) set id claiming every natural card of a code (quick_clear), -1 none
+    kind_col: np.ndarray         # (R,) code column of each play rank
+    run_s: np.ndarray            # (Jr,) suit place
+    run_L: np.ndarray            # (Jr,) length
+    run_cmp: np.ndarray          # (2, Jr) play rank a run is compared by [normal: highest card, revolution: lowest]
+    run_str: np.ndarray          # (2, Jr) strength of that rank in the order [normal, revolution]
+    run_L8: np.ndarray           # (Jr,) int8 run_L
+    run_lo_idx: np.ndarray       # (Jr,) flat index of its window start in the (4, NR+1) cumulative presence
+    run_hi_idx: np.ndarray       # (Jr,) ... and of its window end
+    run_low: np.ndarray          # (Jr,) bool holds the lowest card
+    pres_mat: np.ndarray         # (C, 4*NR) float32 natural non-wild cards by (suit, rank position)
+    NR: int
+    need_card: np.ndarray        # (A, C) int8 natural cards of each card's name an action takes
+    group_first: np.ndarray      # (C,) first card index with the same name
+    card_red: np.ndarray         # (C,) bool
+    card_black: np.ndarray       # (C,) bool
+    card_fsuit: np.ndarray       # (C,) follow: suit of a natural non-wild non-high card, -1 otherwise
+    card_nat8: np.ndarray        # (C,) bool a natural 8 (eight_cut on runs)
+    wild_suits: bool             # some wild card has a printed suit (suit_rule rank reads it)
+    blocks: tuple                # per play rank: (first set, end, code column, lut (ncode * (W+1), n) bool)
+    W: int                       # wild cards counted in the holdings code (the most any set uses)
+    rid_start: np.ndarray        # (A_rank,) first set (0-based) of each rank-level id
+    rid_len: np.ndarray          # (A_rank,) its sets
+    Wr: int                      # the most sets of one rank-level id
+    rank_start: np.ndarray       # (R,) first set of each play rank
+    rank_len: np.ndarray         # (R,)
+    Wk: int                      # the most sets of one play rank
+    follow_ok: np.ndarray        # (4, Js) bool sets that may beat a natural single of each suit (follow)
 
 
 @lru_cache(maxsize=128)
@@ -100,7 +161,7 @@ def _consts(rules: Rules) -> _Consts:
     return _Consts(
         t=t, P=rules.players, C=t.n_cards, K=t.n_kinds, R=R, S=rules.max_set, A=at.n,
         d=1 if rules.direction == "clockwise" else -1,
-        act_rank=at.rank, act_size=at.size,
+        act_rank=at.rank, act_size=at.size, act_run=at.run if at.card_level else np.zeros(at.n, np.int64),
         play_kind=t.play_kind,
         nat_kinds=t.play_kind[: t.n_natural_play],
         wild_kinds=np.flatnonzero(t.kind_wild),
@@ -126,6 +187,132 @@ def _consts(rules: Rules) -> _Consts:
         block_cols=cols,
         block_valid=valid,
         size_lut=_size_lut(rules.max_set),
+        A_rank=1 + R * rules.max_set,
+        cl=_card_consts(rules, t, at) if rules.card_level else None,
+    )
+
+
+def _card_consts(rules: Rules, t: Tables, at) -> _CardConsts:  # noqa: C901 - one table after another
+    C, R, S, d = t.n_cards, t.n_play_ranks, rules.max_set, rules.decks
+    base = d + 1
+    n_suited = base ** 4
+    A = at.n
+    Js = int(np.sum(at.run[1:] == 0))
+    suit = t.card_suit
+    # Code columns: one per play rank (WILD's column is always 0).
+    suited_kind = np.array([k >= 0 and not t.kind_high[k] and t.kinds[k] not in ("JK", "BJ", "RJ")
+                            for k in t.play_kind])
+    code_mat = np.zeros((C, R), dtype=np.float32)
+    code_off = np.zeros(R, dtype=np.int64)
+    for p, k in enumerate(t.play_kind):
+        if k < 0:
+            continue
+        cards = np.flatnonzero(t.card_kind == k)
+        if suited_kind[p]:
+            code_mat[cards, p] = base ** suit[cards]
+        else:
+            code_mat[cards, p] = 1
+            code_off[p] = n_suited
+    ncode = n_suited + int(t.kind_count.max()) + 1
+    hold = np.zeros((ncode, ncode), dtype=bool)
+    digits = np.array([[(x // base ** i) % base for i in range(4)] for x in range(n_suited)])
+    hold[:n_suited, :n_suited] = (digits[:, None, :] >= digits[None, :, :]).all(axis=2)
+    cnt = np.arange(ncode - n_suited)
+    hold[n_suited:, n_suited:] = cnt[:, None] >= cnt[None, :]
+    name_index = {n: i for i, n in reversed(list(enumerate(t.card_names)))}
+    set_need = np.zeros(Js, dtype=np.int64)
+    rows = range(1, Js + 1)
+    set_p = at.rank[1:Js + 1].copy()
+    lowest = t.card_names[t.lowest_card]
+    hi, lo, red, black, colour, fsuit, low = ([] for _ in range(7))
+    claim = np.full((R, ncode), -1, dtype=np.int64)
+    for j in rows:
+        p = int(at.rank[j])
+        names = at.cards[j]
+        sts = [int(suit[name_index[n]]) for n in names] if suited_kind[p] else []
+        if suited_kind[p]:
+            set_need[j - 1] = sum(base ** s_ for s_ in sts)
+        elif t.play_kind[p] >= 0:
+            set_need[j - 1] = n_suited + len(names)
+        hi.append(max(sts, default=-1))
+        lo.append(min(sts, default=4))
+        red.append(sum(rules.suit_order[s_] in "DH" for s_ in sts))
+        black.append(sum(rules.suit_order[s_] in "CS" for s_ in sts))
+        colour.append(bool(sts) and at.wild[j] == 0)
+        single_nat = at.size[j] == 1 and at.wild[j] == 0 and suited_kind[p]
+        fsuit.append(sts[0] if single_nat else -1)
+        low.append(lowest in names)
+        if at.wild[j] == 0 and t.play_kind[p] >= 0:
+            claim[p, set_need[j - 1]] = j
+    # Runs.
+    NR = t.n_naturals
+    run_ids = np.arange(Js + 1, A)
+    run_s = np.array([suit[name_index[at.cards[j][0]]] for j in run_ids], dtype=np.int64)
+    run_L = at.run[run_ids].astype(np.int64)
+    run_lo_p = at.rank[run_ids].astype(np.int64)
+    run_lo_pos = t.play_kind[run_lo_p] if run_ids.size else run_lo_p
+    run_cmp = np.stack([run_lo_p + run_L - 1, run_lo_p]) if run_ids.size else np.zeros((2, 0), np.int64)
+    pres_mat = np.zeros((C, 4 * NR), dtype=np.float32)
+    for c_ in range(C):
+        k = t.card_kind[c_]
+        if k < NR and not t.kind_wild[k]:
+            pres_mat[c_, suit[c_] * NR + k] = 1
+    need_card = np.zeros((A, C), dtype=np.int8)
+    names_arr = np.array(t.card_names)
+    for j in range(1, A):
+        for n in at.cards[j]:
+            need_card[j, names_arr == n] += 1
+    group_first = np.array([name_index[n] for n in t.card_names], dtype=np.int64)
+    suit_letter = np.array([rules.suit_order[s_] if s_ >= 0 else "" for s_ in suit])
+    natural_card = (t.card_kind < NR) & ~t.card_wild
+    eight = [k for k in range(NR) if t.kinds[k] == "8"]
+    # Per play rank, one table from (held code, wild cards held) to its holdable sets.
+    set_w = at.wild[1:Js + 1]
+    W = int(set_w.max()) if Js else 0
+    blocks = []
+    A_rank = 1 + R * S
+    rid_start = np.zeros(A_rank, dtype=np.int64)
+    rid_len = np.zeros(A_rank, dtype=np.int64)
+    rank_start = np.zeros(R, dtype=np.int64)
+    rank_len = np.zeros(R, dtype=np.int64)
+    set_rid = at.rank_id[1:Js + 1]
+    for p in range(R):
+        idx = np.flatnonzero(set_p == p)
+        if not idx.size:
+            continue
+        s0, s1 = int(idx[0]), int(idx[-1]) + 1
+        assert s1 - s0 == idx.size, "sets of one play rank are contiguous"
+        rank_start[p], rank_len[p] = s0, idx.size
+        codes = np.arange(ncode * (W + 1))
+        h, w = codes // (W + 1), codes % (W + 1)
+        lut = hold[h][:, set_need[s0:s1]] & (set_w[s0:s1][None, :] <= w[:, None])
+        blocks.append((s0, s1, p, lut))
+    for rid in np.unique(set_rid):
+        idx = np.flatnonzero(set_rid == rid)
+        rid_start[rid], rid_len[rid] = idx[0], idx.size
+    fsuit_a = np.array(fsuit, dtype=np.int64)
+    single = (at.size[1:Js + 1] == 1)[None, :]
+    follow_ok = single & ((fsuit_a[None, :] == np.arange(4)[:, None]) | (fsuit_a < 0)[None, :])
+    return _CardConsts(
+        blocks=tuple(blocks), W=W, rid_start=rid_start, rid_len=rid_len, Wr=int(rid_len.max()),
+        rank_start=rank_start, rank_len=rank_len, Wk=int(rank_len.max()), follow_ok=follow_ok,
+        Js=Js, set_rid=at.rank_id[1:Js + 1].copy(), set_p=set_p, set_n=at.size[1:Js + 1].copy(),
+        set_w=at.wild[1:Js + 1].copy(), set_col=set_p.copy(), set_need=set_need,
+        set_hi=np.array(hi, dtype=np.int64), set_lo=np.array(lo, dtype=np.int64),
+        set_red=np.array(red, dtype=np.int64), set_black=np.array(black, dtype=np.int64),
+        set_colour=np.array(colour, dtype=bool), set_fsuit=np.array(fsuit, dtype=np.int64),
+        set_low=np.array(low, dtype=bool),
+        code_mat=code_mat, code_off=code_off, hold_lut=hold.reshape(-1), ncode=ncode, claim_lut=claim,
+        kind_col=np.arange(R),
+        run_s=run_s, run_L=run_L, run_cmp=run_cmp, run_L8=run_L.astype(np.int8),
+        run_str=np.stack([t.strength[0][run_cmp[0]], t.strength[1][run_cmp[1]]]).astype(np.int64),
+        run_lo_idx=run_s * (NR + 1) + run_lo_pos, run_hi_idx=run_s * (NR + 1) + run_lo_pos + run_L,
+        run_low=np.array([lowest in at.cards[j] for j in run_ids], dtype=bool),
+        pres_mat=pres_mat, NR=NR, need_card=need_card, group_first=group_first,
+        card_red=np.isin(suit_letter, ["D", "H"]), card_black=np.isin(suit_letter, ["C", "S"]),
+        card_fsuit=np.where(natural_card, suit, -1),
+        card_nat8=natural_card & np.isin(t.card_kind, eight),
+        wild_suits=bool((t.card_wild & (suit >= 0)).any()),
     )
 
 
@@ -285,7 +472,8 @@ def _empty(c: _Consts, B: int) -> State:
         exch_in=z8(B, P, K), exch_out=z8(B, P, K), single_row=z8(B),
         exposed=np.full((B, P), -1, np.int8), trade_pick=np.full((B, P), -1, np.int8),
         top_own=np.full(B, -1, np.int8), qc_count=z8(B), claim_rank=np.full(B, -1, np.int8),
-        claim_next=np.full(B, -1, np.int8),
+        claim_next=np.full(B, -1, np.int8), top_run=z8(B), top_cards=np.zeros((B, C), bool),
+        played_cards=np.zeros((B, C), bool),
         points=np.zeros((B, P), np.int32), hand_points=np.zeros((B, P), np.int32),
         hand_over=np.zeros(B, bool), last_finish=np.full((B, P), -1, np.int8),
         moved=np.zeros((B, C), bool), legal=np.zeros((B, c.A), bool),
@@ -356,6 +544,9 @@ def _start_hand(rules: Rules, c: _Consts, st: State, hands_by_seat: np.ndarray |
     st.qc_count[:] = 0
     st.claim_rank[:] = -1
     st.claim_next[:] = -1
+    st.top_run[:] = 0
+    st.top_cards[:] = False
+    st.played_cards[:] = False
 
     # Who leads.
     seat_of_rank = np.argsort(np.where(has_ranks[:, None], st.social, np.arange(P)), axis=1)
@@ -461,14 +652,23 @@ def _refresh_legal(rules: Rules, c: _Consts, st: State) -> None:
         cl = np.flatnonzero((st.claim_rank >= 0) & (phase == PLAY))
         if cl.size:
             r = st.claim_rank[cl].astype(np.int64)
-            n = st.counts[cl, st.current[cl].astype(np.int64), c.play_kind[r]].astype(np.int64)
+            if c.cl is None:
+                n = st.counts[cl, st.current[cl].astype(np.int64), c.play_kind[r]].astype(np.int64)
+                claim = 1 + r * c.S + n - 1
+            else:
+                held = st.hands[cl, st.current[cl].astype(np.int64)].astype(np.float32)
+                code = (held @ c.cl.code_mat).astype(np.int64)[np.arange(cl.size), r] + c.cl.code_off[r]
+                claim = c.cl.claim_lut[r, code]
             st.legal[cl] = False
             st.legal[cl, 0] = True
-            st.legal[cl, 1 + r * c.S + n - 1] = True
+            st.legal[cl, claim] = True
     if not (phase == PLAY).all():
         ex = np.flatnonzero(phase == EXCHANGE)
         if ex.size:
-            st.legal[ex] = _exchange_mask(c, st.counts[ex, st.current[ex]])
+            if c.cl is None:
+                st.legal[ex] = _exchange_mask(c, st.counts[ex, st.current[ex]])
+            else:
+                st.legal[ex] = _card_exchange_mask(c, st.hands[ex, st.current[ex].astype(np.int64)])
         over = phase == OVER
         st.legal[over] = False
         st.legal[over, 0] = True
@@ -494,8 +694,60 @@ def _exchange_mask(c: _Consts, cnt: np.ndarray) -> np.ndarray:
     return out
 
 
-def _play_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:  # noqa: C901 - one block per option
-    """Legal plays as size intervals per rank: lo <= size <= hi, plus the options that are not intervals."""
+def _card_exchange_mask(c: _Consts, held: np.ndarray) -> np.ndarray:
+    """Card-level give-backs and trades: any one card held (a single's id; wild cards: the WILD single)."""
+    cl = c.cl
+    hold, _ = _holdable(c, held)
+    out = np.zeros((held.shape[0], c.A), dtype=bool)
+    out[:, 1:cl.Js + 1] = hold & (cl.set_n == 1)[None, :]
+    return out
+
+
+def _select(c: _Consts, held: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """Card-level: the cards action ``a`` takes from ``held`` (N, C): its natural cards (the first copy
+    held of each name), then the least wild cards held for the rest of its size."""
+    cl = c.cl
+    before = np.cumsum(held, axis=1, dtype=np.int16) - held
+    prior = before - np.take(before, cl.group_first, axis=1)          # held cards of the same name before this one
+    sel = held & (prior < cl.need_card[a])
+    if c.t.has_wild:
+        n_wild = c.act_size[a] - sel.sum(axis=1)
+        wild = held & c.t.card_wild[None, :]
+        wild &= np.cumsum(wild, axis=1) <= n_wild[:, None]
+        sel |= wild
+    return sel
+
+
+def _play_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:
+    """Legal plays: the rank-level table's (B, A) mask, or on card-level rules :func:`_card_mask`."""
+    if c.cl is not None:
+        return _card_mask(rules, c, st)
+    legal, extra, cap, lead, first = _rank_parts(rules, c, st)
+    N = legal.shape[0]
+    if extra is not None:
+        legal |= extra & (c.sizes[None, None, :] <= cap[:, :, None])
+        if first.any():  # fine point 14: whatever a rule adds, the first lead holds the lowest card
+            legal[first] &= (np.arange(c.R) == c.t.lowest_play_rank)[None, :, None]
+    out = np.empty((N, c.A), dtype=bool)
+    flat = legal.reshape(N, -1)
+    out[:, 1:] = flat
+    can_pass = ~lead
+    if rules.compulsory_beat:
+        can_pass &= ~flat.any(axis=1)
+    out[:, 0] = can_pass
+    return out
+
+
+def _rank_parts(rules: Rules, c: _Consts, st: State  # noqa: C901 - one block per option
+                ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray, np.ndarray]:
+    """Legal plays per (rank, size) as size intervals per rank (lo <= size <= hi), and the options
+    that are not intervals. Returns (bound (N,R,S), extra (N,R,S) or None, cap (N,R), lead, first lead).
+
+    *bound* are the plays the normal, equal, transparent and wild-tie rules allow (capped by the
+    player's holdings), *extra* those the clearing and power rules add (trump, reset, bomb, power,
+    complete set; not yet capped). Card-level rules put trumps in *extra* (they beat a run and are
+    not bound by ``follow``), leave the wild tie to :func:`_card_mask`, and allow no bound play on a run."""
+    cl = c.cl is not None
     g = slice(None)
     cur = st.current.astype(np.int64)
     N = cur.shape[0]
@@ -514,7 +766,10 @@ def _play_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:  # noqa: C901
         cap[:, c.high_play] = np.minimum(cap[:, c.high_play], 1)
     top_rank = st.top_rank[g].astype(np.int64)
     lead = top_rank < 0
+    on_run = st.top_run > 0 if rules.runs else None
     ts = st.top_size[g].astype(np.int16)[:, None]
+    if on_run is not None:
+        ts = np.minimum(ts, S + 1)  # a run longer than any set: no set size matches it
     if rules.four_of_a_kind in ("revolution", "revolution_and_reverse"):
         strength = c.t.strength[st.revolution[g].astype(np.int64)]
     else:
@@ -533,7 +788,7 @@ def _play_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:  # noqa: C901
     else:  # bigger_beats_any
         lo = np.where(rank_ok, ts, ts + 1)
         hi = np.full((N, R), big, dtype=np.int16)
-    if rules.wild_tie != "equal" and wild is not None:
+    if rules.wild_tie != "equal" and wild is not None and not cl:
         natural = np.zeros((N, R), dtype=bool)
         natural[:, :Rn] = nat >= ts
         tie = natural & st.top_wild[g][:, None] if rules.wild_tie == "natural_higher" else \
@@ -549,29 +804,37 @@ def _play_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:  # noqa: C901
         t = c.transparent
         lo[:, t] = ts[:, 0]
         hi[:, t] = np.maximum(hi[:, t], ts[:, 0])
+    trump = None
     if c.trump_play.any():
         trump = c.trump_play[None, :] & higher
-        lo = np.where(trump, 1, lo)
-        hi = np.where(trump, big, hi)
+        if not cl:
+            lo = np.where(trump, 1, lo)
+            hi = np.where(trump, big, hi)
+    if on_run is not None:
+        hi = np.where(on_run[:, None], 0, hi)
     lo = np.where(lead[:, None], 1, lo)
     hi = np.minimum(np.where(lead[:, None], big, hi), cap)
-    if st.first_lead[g].any():
-        hi[st.first_lead[g]] *= (np.arange(R) == c.t.lowest_play_rank)[None, :].astype(np.int16)
+    first = st.first_lead[g]
+    if first.any():
+        hi[first] *= (np.arange(R) == c.t.lowest_play_rank)[None, :].astype(np.int16)
     s = c.sizes[None, None, :]
     # legal[b, r, size] = lo <= size <= hi, read from a table of all (lo, hi) pairs.
-    legal = np.take(c.size_lut, (lo * (S + 2) + hi).astype(np.intp), axis=0)
+    legal = np.take(c.size_lut, (np.minimum(lo, big) * (S + 2) + hi).astype(np.intp), axis=0)
     extra = None
+    if cl and trump is not None:
+        extra = np.broadcast_to(trump[:, :, None] & ~lead[:, None, None], (N, R, S)).copy()
     if c.reset_play.any():
-        extra = np.zeros((N, R, S), dtype=bool)
+        extra = np.zeros((N, R, S), dtype=bool) if extra is None else extra
         if rules.revolution_reset_rank is None:
             extra[:, c.reset_play[0], 0] = True
         else:
-            extra[:, :, 0] = c.reset_play[st.revolution[g].astype(np.int64)]
+            extra[:, :, 0] |= c.reset_play[st.revolution[g].astype(np.int64)]
     if c.has_power:
         floor = c.power_floor[st.revolution[g].astype(np.int64)] if rules.four_of_a_kind in (
             "revolution", "revolution_and_reverse") else c.power_floor[0]
         below = ~lead & (top_str < floor)
-        power = np.moveaxis(c.power_lut[:, ts[:, 0].astype(np.int64)], 1, 0) & below[:, None, None]
+        pts = np.where(ts[:, 0] > S, 0, ts[:, 0]).astype(np.int64)
+        power = np.moveaxis(c.power_lut[:, pts], 1, 0) & below[:, None, None]
         extra = power if extra is None else (extra | power)
     if rules.four_of_a_kind == "bomb":
         bomb = np.zeros((N, R, S), dtype=bool) if extra is None else extra
@@ -579,18 +842,170 @@ def _play_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:  # noqa: C901
         extra = bomb
     if rules.complete_set_clears:
         done = (same[:, :, None] & (s >= (S - st.top_count[g].astype(np.int16))[:, None, None]))
+        if on_run is not None:
+            done &= ~on_run[:, None, None]
         extra = done if extra is None else (extra | done)
+    return legal, extra, cap, lead, first
+
+
+def _holdable(c: _Consts, held: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """(N, C) cards held -> (N, Js) the sets the player can make, and (N,) wild cards held (None without)."""
+    cl = c.cl
+    N = held.shape[0]
+    code = (held.astype(np.float32) @ cl.code_mat).astype(np.int64) + cl.code_off       # (N, R)
+    wild = None
+    if c.t.has_wild:
+        wild = (held & c.t.card_wild).sum(axis=1)
+        code = code * (cl.W + 1) + np.minimum(wild, cl.W)[:, None]
+    else:
+        code = code * (cl.W + 1)
+    hold = np.empty((N, cl.Js), dtype=bool)
+    for s0, s1, col, lut in cl.blocks:
+        hold[:, s0:s1] = np.take(lut, code[:, col], axis=0)
+    return hold, wild
+
+
+def _card_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:  # noqa: C901 - one block per option
+    """Card-level legal plays: each set where its rank-level (rank, size) is legal and the player holds
+    its cards, with the suit rule applied; each run the player can make that leads or beats the run on top.
+
+    The suit rules change only the sets of the top's rank (and size): they are worked out on those
+    few columns per game, not on the whole table."""
+    cl = c.cl
+    legal, extra, cap, lead, first = _rank_parts(rules, c, st)
+    N = legal.shape[0]
+    ar = np.arange(N)
+    cur = st.current.astype(np.int64)
+    held = st.hands[ar, cur]
+    hold, wild = _holdable(c, held)
+    rid = cl.set_rid - 1
+    bound = np.take(legal.reshape(N, -1), rid, axis=1)   # (np.take keeps rows contiguous)
+    top = st.top_rank.astype(np.int64)
+    on_set = (top >= 0) & (st.top_run == 0)
+    ts = st.top_size.astype(np.int64)
+    top_cards = st.top_cards
+    if rules.suit_rule == "colour":
+        g = np.flatnonzero(on_set)
+        if g.size:
+            k = np.arange(cl.Wk)
+            cols = cl.rank_start[top[g]][:, None] + k[None, :]
+            ok = k[None, :] < cl.rank_len[top[g]][:, None]
+            cols = np.where(ok, cols, 0)
+            if rules.size_rule == "bigger_beats_any":  # a bigger set beats by its size, whatever its colours
+                ok &= cl.set_n[cols] <= ts[g][:, None]
+            red = (top_cards[g] & cl.card_red).sum(axis=1)[:, None]
+            black = (top_cards[g] & cl.card_black).sum(axis=1)[:, None]
+            reverse = cl.set_colour[cols] & (cl.set_red[cols] == black) & (cl.set_black[cols] == red)
+            gg = g[:, None]
+            bound[gg, cols] = np.where(ok, reverse, bound[gg, cols])
+    elif rules.suit_rule == "rank" or (rules.wild_tie != "equal" and c.t.has_wild):
+        g = np.flatnonzero(on_set)
+        if g.size:
+            k = np.arange(cl.Wr)
+            trid = top[g] * c.S + ts[g]
+            cols = cl.rid_start[trid][:, None] + k[None, :]
+            ok = k[None, :] < cl.rid_len[trid][:, None]
+            cols = np.where(ok, cols, 0)
+            p = cl.set_p[cols]
+            if c.transparent >= 0:
+                ok &= p != c.transparent
+            if c.t.has_wild:
+                ok &= p != c.R - 1   # all-wild sets stay equal
+            cmp = np.zeros(cols.shape, dtype=np.int64)
+            if rules.suit_rule == "rank":
+                tc = top_cards[g] & (c.t.card_suit >= 0)
+                top_hi = np.where(tc, c.t.card_suit, -1).max(axis=1)
+                top_lo = np.where(tc, c.t.card_suit, 4).min(axis=1)
+                set_hi, set_lo = cl.set_hi[cols], cl.set_lo[cols]
+                if cl.wild_suits and wild is not None:
+                    set_hi, set_lo = _with_wild_suits(c, held[g], cl.set_w[cols], set_hi, set_lo)
+                if rules.four_of_a_kind in ("revolution", "revolution_and_reverse"):
+                    rev = st.revolution[g]
+                    key = np.where(rev[:, None], np.where(set_lo < 4, 3 - set_lo, -1), set_hi)
+                    top_key = np.where(rev, np.where(top_lo < 4, 3 - top_lo, -1), top_hi)
+                else:
+                    key, top_key = set_hi, top_hi
+                known = (key >= 0) & (top_key >= 0)[:, None]
+                cmp = np.where(known, np.sign(key - top_key[:, None]), 0)
+            if rules.wild_tie != "equal" and c.t.has_wild:
+                mine = cl.set_w[cols] > 0
+                tw = st.top_wild[g][:, None]
+                differ = mine != tw
+                win = (~mine & tw) if rules.wild_tie == "natural_higher" else (mine & ~tw)
+                cmp = np.where((cmp == 0) & differ, np.where(win, 1, -1), cmp)
+            gg = g[:, None]
+            b = bound[gg, cols]
+            bound[gg, cols] = np.where(ok, (cmp > 0) | ((cmp == 0) & b), b)
+    if rules.suit_rule == "follow":
+        fs = np.where(top_cards, cl.card_fsuit, -1).max(axis=1)
+        g = np.flatnonzero(on_set & (ts == 1) & (fs >= 0))
+        if g.size:
+            bound[g] &= cl.follow_ok[fs[g]]
+    sets = bound
     if extra is not None:
-        legal |= extra & (s <= cap[:, :, None])
-        if st.first_lead[g].any():  # fine point 14: whatever a rule adds, the first lead holds the lowest card
-            legal[st.first_lead[g]] &= (np.arange(R) == c.t.lowest_play_rank)[None, :, None]
+        sets |= np.take(extra.reshape(N, -1), rid, axis=1)
+    sets &= hold
+    if first.any():
+        sets[first] &= cl.set_low[None, :]
     out = np.empty((N, c.A), dtype=bool)
-    flat = legal.reshape(N, -1)
-    out[:, 1:] = flat
+    out[:, 1:cl.Js + 1] = sets
+    if rules.runs:
+        out[:, cl.Js + 1:] = _run_mask(c, st, held, wild, lead, first)
     can_pass = ~lead
     if rules.compulsory_beat:
-        can_pass &= ~flat.any(axis=1)
+        can_pass &= ~out[:, 1:].any(axis=1)
     out[:, 0] = can_pass
+    return out
+
+
+def _with_wild_suits(c: _Consts, held: np.ndarray, w: np.ndarray, set_hi: np.ndarray, set_lo: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """suit_rule rank with wild cards that have suits: a set's strongest and weakest suit count the
+    printed suits of the wild cards it takes (the least wild cards held). ``w`` (G, k) wild cards of each set."""
+    wheld = held & c.t.card_wild
+    order = np.cumsum(wheld, axis=1)
+    W = c.cl.W
+    hi = np.full((held.shape[0], W + 1), -1, dtype=np.int64)
+    lo = np.full((held.shape[0], W + 1), 4, dtype=np.int64)
+    suit = c.t.card_suit
+    for n in range(1, W + 1):
+        m = wheld & (order <= n) & (suit >= 0)
+        hi[:, n] = np.where(m, suit, -1).max(axis=1)
+        lo[:, n] = np.where(m, suit, 4).min(axis=1)
+    return np.maximum(set_hi, np.take_along_axis(hi, w, axis=1)), np.minimum(set_lo, np.take_along_axis(lo, w, axis=1))
+
+
+def _run_mask(c: _Consts, st: State, held: np.ndarray, wild: np.ndarray | None,
+              lead: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """Runs the player can make (at least one natural card, wild cards for the rest) that lead, or beat
+    the run on top: the same length and a higher highest card in the current order. Worked out only for
+    the games that lead or have a run on top (a run never beats a set)."""
+    cl = c.cl
+    N = held.shape[0]
+    out = np.zeros((N, cl.run_L.size), dtype=bool)
+    g = np.flatnonzero(lead | (st.top_run > 0))
+    if not g.size:
+        return out
+    G = g.size
+    pres = (held[g].astype(np.float32) @ cl.pres_mat).reshape(G, 4, cl.NR) > 0
+    cs = np.zeros((G, 4, cl.NR + 1), dtype=np.int8)
+    np.cumsum(pres, axis=2, out=cs[:, :, 1:])
+    cs = cs.reshape(G, -1)
+    nat = np.take(cs, cl.run_hi_idx, axis=1) - np.take(cs, cl.run_lo_idx, axis=1)
+    ok = nat > 0
+    if wild is not None:
+        ok &= nat >= cl.run_L8[None, :] - wild[g, None].astype(np.int8)
+    else:
+        ok &= nat == cl.run_L8[None, :]
+    on_run = ~lead[g]
+    if on_run.any():
+        rev = st.revolution[g].astype(np.int64)
+        top_str = c.t.strength[rev, np.maximum(st.top_rank[g].astype(np.int64), 0)]
+        beats = (st.top_run[g, None] == cl.run_L8[None, :]) & (np.take(cl.run_str, rev, axis=0) > top_str[:, None])
+        ok &= ~on_run[:, None] | beats
+    if first.any():
+        ok[first[g]] &= cl.run_low[None, :]
+    out[g] = ok
     return out
 
 
@@ -689,11 +1104,13 @@ def _give_back(rules: Rules, c: _Consts, st: State, a: np.ndarray) -> None:
     kind = c.play_kind[c.act_rank[a]]
     recv = st.current.astype(np.int64)
     held = st.hands[ar, recv]
-    if c.t.has_wild:
+    if c.cl is not None:  # card-level: the card the id names
+        cand = _select(c, held, a)
+    elif c.t.has_wild:
         want = np.where((kind >= 0)[:, None], c.t.card_kind[None, :] == kind[:, None], c.t.card_wild[None, :])
+        cand = held & want
     else:
-        want = c.t.card_kind[None, :] == kind[:, None]
-    cand = held & want
+        cand = held & (c.t.card_kind[None, :] == kind[:, None])
     card = np.argmax(cand, axis=1)
     cards = np.zeros_like(held)
     cards[ar, card] = True
@@ -739,55 +1156,56 @@ def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray,  # noqa: C901 - on
     is_play = size > 0
     is_pass = ~is_play if active is None else (active & ~is_play)
 
-    # Take the cards: natural cards first, lowest suit first, then wild cards. The cards of
-    # one kind are a block of at most 4 x decks columns, so only that block is looked at.
-    kind = c.play_kind[rank]
-    cols = c.block_cols[rank]                      # (B, W), padded with a column of another kind
-    blk = st.hands[ar[:, None], cur[:, None], cols] & c.block_valid[rank]
-    blk &= np.cumsum(blk, axis=1) <= size[:, None]
-    sel = np.zeros((B, c.C), dtype=bool)
-    sel[ar[:, None], cols] |= blk                  # padding writes False onto a card of another kind
-    if c.t.has_wild:
+    is_run = old_run = None
+    if c.cl is not None:  # card-level: the cards the id names, then the least wild cards
         hand = st.hands[ar, cur]
-        n_wild = size - blk.sum(axis=1)
-        wild = hand & c.t.card_wild[None, :]
-        wild &= np.cumsum(wild, axis=1) <= n_wild[:, None]
-        sel |= wild
-        has_wild = n_wild > 0
+        sel = _select(c, hand, a)
+        if active is not None:
+            sel &= active[:, None]
         st.hands[ar, cur] = hand & ~sel
-    else:
-        has_wild = np.zeros(B, dtype=bool)
-        st.hands[ar[:, None], cur[:, None], cols] &= ~blk
-    if c.t.has_wild:
+        st.played_cards |= sel
         kc = _kind_counts(c, sel)
         st.counts[ar, cur] -= kc
         st.played += kc
-    else:  # all cards of one kind: no need to count them card by card
-        k = np.where(is_play, kind, 0)
-        n = size.astype(np.int8)
-        st.counts[ar, cur, k] -= n
-        st.played[ar, k] += n
+        n_wild = (sel & c.t.card_wild).sum(axis=1)
+        has_wild = n_wild > 0
+        if rules.runs:
+            is_run = is_play & (c.act_run[a] > 0)
+            old_run = st.top_run > 0
+    else:
+        sel, has_wild, n_wild = _take_rank(c, st, cur, rank, size, is_play)
     st.n_cards[ar, cur] -= size.astype(np.int8)
     st.moved[:] = sel
 
     old_rank = st.top_rank.astype(np.int64)
     old_size = st.top_size.astype(np.int64)
     eff = rank
+    if is_run is not None:  # a run is on top as the rank it is compared by (runs never start a revolution)
+        eff = np.where(is_run, np.where(st.revolution, rank, rank + size - 1), rank)
+        not_run = ~is_run & ~old_run
+    else:
+        not_run = True
     if c.transparent >= 0:
-        eff = np.where((rank == c.transparent) & (old_rank >= 0) & (size == old_size), old_rank, rank)
+        eff = np.where((rank == c.transparent) & (old_rank >= 0) & (size == old_size) & not_run, old_rank, eff)
     if rules.complete_set_clears:
-        st.top_count[:] = np.where(is_play, np.where(eff == old_rank, st.top_count + size, size), st.top_count)
+        st.top_count[:] = np.where(is_play, np.where((eff == old_rank) & not_run, st.top_count + size, size),
+                                   st.top_count)
     st.top_rank[:] = np.where(is_play, eff, old_rank)
     st.top_size[:] = np.where(is_play, size, old_size)
     st.top_owner[:] = np.where(is_play, cur, st.top_owner)
     st.top_wild[:] = np.where(is_play, has_wild, st.top_wild)
     st.first_lead &= ~is_play
+    if c.cl is not None:
+        st.top_cards[:] = np.where(is_play[:, None], sel, st.top_cards)
+        if is_run is not None:
+            st.top_run[:] = np.where(is_play, c.act_run[a], st.top_run)
     if rules.quick_clear:  # natural cards of the play's own rank in consecutive plays at the top
         claim_play = is_play & (st.claim_rank >= 0)
         nat_n = size - n_wild if c.t.has_wild else size
-        same_own = rank == st.top_own
+        own = rank if is_run is None else np.where(is_run, -1, rank)
+        same_own = own == st.top_own
         st.qc_count[:] = np.where(is_play, np.where(same_own, st.qc_count + nat_n, nat_n), st.qc_count)
-        st.top_own[:] = np.where(is_play, rank, st.top_own)
+        st.top_own[:] = np.where(is_play, own, st.top_own)
         st.claim_rank[is_play] = -1
         st.claim_next[is_play] = -1
 
@@ -806,8 +1224,11 @@ def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray,  # noqa: C901 - on
         row = np.where((size == 1) & (eff == old_rank) & (old_size == 1), st.single_row + 1, (size == 1))
         st.single_row[:] = np.where(is_play, row, st.single_row)
         row_flip = is_play & (size == 1) & ((row == 4) | ((row == 8) & (S == 8)))
+    four = is_play & (size >= 4)
+    if is_run is not None:
+        four &= ~is_run  # a run is never a four of a kind
     if rules.four_of_a_kind in ("revolution", "revolution_and_reverse"):
-        flip = is_play & (size >= 4)
+        flip = four.copy()
         if rules.revolution_by_singles:
             flip |= row_flip
         st.revolution ^= flip
@@ -817,11 +1238,14 @@ def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray,  # noqa: C901 - on
     # Plays that end the trick at once.
     clear_self = np.zeros(B, dtype=bool)
     if c.trump_play.any():
-        clear_self |= is_play & c.trump_play[rank]
+        clear_self |= is_play & c.trump_play[rank] & (True if is_run is None else ~is_run)
     if rules.four_of_a_kind == "bomb":
-        clear_self |= is_play & (size >= 4)
+        clear_self |= four
     if c.eight >= 0:
-        clear_self |= is_play & (rank == c.eight)
+        eight = rank == c.eight
+        if is_run is not None:  # a run with a natural 8 (section 8 fine point 6)
+            eight = np.where(is_run, (sel & c.cl.card_nat8).any(axis=1), eight)
+        clear_self |= is_play & eight
     if rules.complete_set_clears:
         clear_self |= is_play & (st.top_count >= S)
     if rules.quick_clear:  # a claim ends the trick; the claimer leads
@@ -850,7 +1274,7 @@ def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray,  # noqa: C901 - on
         trick_end &= active
     start = cur
     if rules.equal_play_skips:
-        skip = is_play & (rank == old_rank) & ~trick_end & ~ended
+        skip = is_play & (rank == old_rank) & ~trick_end & ~ended & not_run
         if skip.any():
             start, again = _skip(rules, c, st, skip, cur, size - old_size + 1, alive)
             can_act = alive & ~st.passed
@@ -862,7 +1286,10 @@ def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray,  # noqa: C901 - on
     if rules.equal_play_skips and skip.any():
         nxt = np.where(again, cur, nxt)
     if rules.quick_clear:
-        claimer, claim_now = _claimer(c, st, is_play & ~claim_play & ~clear_self & ~clear_next & ~ended, rank, cur)
+        asked = is_play & ~claim_play & ~clear_self & ~clear_next & ~ended
+        if is_run is not None:
+            asked &= ~is_run
+        claimer, claim_now = _claimer(c, st, asked, rank, cur)
     if trick_end.any():
         owner = np.where(clear_next, cur, st.top_owner).astype(np.int64)
         owner_leads = ~clear_next & alive[ar, owner]
@@ -877,6 +1304,9 @@ def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray,  # noqa: C901 - on
         st.single_row[trick_end] = 0
         st.top_own[trick_end] = -1
         st.qc_count[trick_end] = 0
+        if c.cl is not None:
+            st.top_run[trick_end] = 0
+            st.top_cards[trick_end] = False
         st.passed &= ~te
         st.leader[:] = np.where(trick_end, leader, st.leader)
     if rules.quick_clear and claim_now.any():  # the claimer decides first; then the normal turn goes on
@@ -888,6 +1318,42 @@ def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray,  # noqa: C901 - on
         st.phase[ended] = OVER  # provisional: _end_hand deals on or ends the session
     _refresh_legal(rules, c, st)
     return ended
+
+
+def _take_rank(c: _Consts, st: State, cur: np.ndarray, rank: np.ndarray, size: np.ndarray, is_play: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Rank-level: take a play's cards, natural cards first, lowest suit first, then wild cards. The cards
+    of one kind are a block of at most 4 x decks columns, so only that block is looked at."""
+    B = st.batch_size
+    ar = np.arange(B)
+    n_wild = None
+    kind = c.play_kind[rank]
+    cols = c.block_cols[rank]                      # (B, W), padded with a column of another kind
+    blk = st.hands[ar[:, None], cur[:, None], cols] & c.block_valid[rank]
+    blk &= np.cumsum(blk, axis=1) <= size[:, None]
+    sel = np.zeros((B, c.C), dtype=bool)
+    sel[ar[:, None], cols] |= blk                  # padding writes False onto a card of another kind
+    if c.t.has_wild:
+        hand = st.hands[ar, cur]
+        n_wild = size - blk.sum(axis=1)
+        wild = hand & c.t.card_wild[None, :]
+        wild &= np.cumsum(wild, axis=1) <= n_wild[:, None]
+        sel |= wild
+        has_wild = n_wild > 0
+        st.hands[ar, cur] = hand & ~sel
+    else:
+        has_wild = np.zeros(B, dtype=bool)
+        st.hands[ar[:, None], cur[:, None], cols] &= ~blk
+    if c.t.has_wild:
+        kc = _kind_counts(c, sel)
+        st.counts[ar, cur] -= kc
+        st.played += kc
+    else:  # all cards of one kind: no need to count them card by card
+        k = np.where(is_play, kind, 0)
+        n = size.astype(np.int8)
+        st.counts[ar, cur, k] -= n
+        st.played[ar, k] += n
+    return sel, has_wild, n_wild
 
 
 def _claimer(c: _Consts, st: State, asked: np.ndarray, rank: np.ndarray, cur: np.ndarray

@@ -41,7 +41,16 @@ trade_pick         K           ``merchant_trade``: the observer's own pick, not 
 claiming           1           ``quick_clear``: the observer is asked whether to claim a quick clear
 clear_count        1           ``quick_clear``: natural cards of the last play's own rank in
                                consecutive plays at the top of the trick
+own_cards          C           card-level rules (``suit_rule``, ``runs``): own cards by card
+played_cards       C           card-level rules: cards played this hand, by card (public)
+top_cards          C           card-level rules: the cards of the play on top
+top_run            1           ``runs``: length of the run on top (0: a set or nothing); with a
+                               run on top ``top_size`` is all zero and ``top_rank`` is the rank
+                               of its highest card in the order in force
 =================  ==========  =====================================================
+
+Cards (``C``) are in the order of ``tables(rules).card_names``: by kind, then suit (weakest
+first in ``suit_order``), then deck copy.
 """
 
 from __future__ import annotations
@@ -92,6 +101,13 @@ def layout(rules: Rules) -> tuple[tuple[str, int, int, str], ...]:
     if rules.quick_clear:
         pieces.append(("claiming", 1, "observer asked whether to claim a quick clear"))
         pieces.append(("clear_count", 1, "natural cards of the last play's own rank at the top of the trick"))
+    if rules.card_level:
+        C = t.n_cards
+        pieces.append(("own_cards", C, "own cards, by card"))
+        pieces.append(("played_cards", C, "cards played this hand, by card"))
+        pieces.append(("top_cards", C, "the cards of the play on top"))
+    if rules.runs:
+        pieces.append(("top_run", 1, "length of the run on top (0: a set or nothing)"))
     out, off = [], 0
     for name, n, meaning in pieces:
         out.append((name, off, n, meaning))
@@ -131,7 +147,8 @@ def observe(rules: Rules, state: State, player: int | np.ndarray) -> np.ndarray:
     top = state.top_rank.astype(np.int64)
     obs[ar, sl["top_rank"].start + np.where(top < 0, t.n_play_ranks, top)] = 1
     has_top = top >= 0
-    obs[ar[has_top], sl["top_size"].start + state.top_size[has_top].astype(np.int64) - 1] = 1
+    a_set = has_top & (state.top_run == 0)
+    obs[ar[a_set], sl["top_size"].start + state.top_size[a_set].astype(np.int64) - 1] = 1
     owner_rel = (d * (state.top_owner.astype(np.int64) - seat)) % P
     obs[ar[has_top], sl["top_owner"].start + owner_rel[has_top]] = 1
     obs[:, sl["top_wild"].start] = state.top_wild
@@ -167,4 +184,10 @@ def observe(rules: Rules, state: State, player: int | np.ndarray) -> np.ndarray:
     if rules.quick_clear:
         obs[:, sl["claiming"].start] = my_turn & (state.claim_rank >= 0)
         obs[:, sl["clear_count"].start] = state.qc_count
+    if rules.card_level:
+        obs[:, sl["own_cards"]] = state.hands[ar, seat]
+        obs[:, sl["played_cards"]] = state.played_cards
+        obs[:, sl["top_cards"]] = state.top_cards
+    if rules.runs:
+        obs[:, sl["top_run"].start] = state.top_run
     return obs

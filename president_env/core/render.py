@@ -61,9 +61,13 @@ def top_words(rules: Rules, state: State, game: int = 0, agents: Sequence[str] |
         cur = int(state.current[b])
         return f"nothing: seat {cur} ({_player_name(int(state.seat_player[b, cur]), agents)}) leads"
     size, rank = int(state.top_size[b]), int(state.top_rank[b])
-    aid = 1 + rank * rules.max_set + size - 1
     wild = " with wild cards" if state.top_wild[b] else ""
     who = _player_name(int(state.seat_player[b, owner]), agents)
+    if rules.card_level:  # the cards themselves (a run, or a set whose suits matter)
+        names = [tables(rules).card_names[c] for c in np.flatnonzero(state.top_cards[b])]
+        kind = f"run of {size}" if int(state.top_run[b]) else ("single" if size == 1 else f"set of {size}")
+        return f"{kind} {' '.join(names)} by seat {owner} ({who})"
+    aid = 1 + rank * rules.max_set + size - 1
     return f"{describe_action(rules, aid)}{wild} by seat {owner} ({who})"
 
 

@@ -28,6 +28,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "wild_tie": ("equal", "natural_higher", "wild_higher"),
     "four_of_a_kind": ("none", "bomb", "revolution", "revolution_and_reverse"),
     "hand_assignment": ("deal", "expose"),
+    "suit_rule": ("none", "rank", "follow", "colour"),
 }
 _BOOLS = (
     "compulsory_beat",
@@ -161,6 +162,9 @@ class Rules:
     suit_order: tuple[str, ...] = SUITS
     high_cards: tuple[str, ...] = ()
     quick_clear: bool = False
+    # 8. Suit-aware play (options that need the card-level action table)
+    suit_rule: str = "none"
+    runs: int = 0
     # The preset this object came from ("custom" when built by hand).
     name: str = field(default="custom", compare=False)
 
@@ -323,7 +327,16 @@ class Rules:
                 raise bad("revolution_reset_rank", r, f"rank {r!r} already has a role in transparent_rank")
 
     def _validate_section8(self, bad: Any) -> None:
-        """suit_order and high_cards."""
+        """suit_order, high_cards and runs."""
+        if isinstance(self.runs, bool) or not isinstance(self.runs, int):
+            raise bad("runs", self.runs, "expected 0 (no runs) or a run length of 3 or more")
+        longest = stretch = 0  # runs never pass through a wild rank
+        for r in self.rank_order:
+            stretch = 0 if r in self.wild_ranks else stretch + 1
+            longest = max(longest, stretch)
+        if self.runs and not 3 <= self.runs <= longest:
+            raise bad("runs", self.runs, f"expected 0 (no runs) or a run length from 3 to {longest} "
+                      "(the most consecutive ranks of rank_order that are not wild)")
         if sorted(self.suit_order) != sorted(SUITS):
             raise bad("suit_order", " ".join(self.suit_order), "must name the four suits C D H S once each, "
                       "weakest first")
@@ -397,6 +410,11 @@ class Rules:
         n = len(self.exchange_pairs)
         middle = list(range(n, self.players - n))
         return tuple((middle[i], middle[i + 1]) for i in range(0, len(middle) - 1, 2))
+
+    @property
+    def card_level(self) -> bool:
+        """Whether actions name cards (``suit_rule`` or ``runs`` on) rather than a rank and a size."""
+        return self.suit_rule != "none" or self.runs > 0
 
     @property
     def power(self) -> dict[str, tuple[int, ...]]:
@@ -487,7 +505,11 @@ PRESET_TABLE: dict[str, tuple[str, dict[str, Any]]] = {
     "black_threes": ("seed 000 (black threes high)", {"high_cards": ("3C", "3S")}),
     "jack_of_diamonds": ("seed 000 (jack of diamonds high)", {"high_cards": ("JD",)}),
     "quick_clears": ("seed 002 (quick clears)", {"quick_clear": True}),
+    "suit_ranking": ("seed 000 (suit ranking, Theodore Hwa)", {"suit_rule": "rank"}),
+    "follow_suit": ("seed 000 (following suit)", {"suit_rule": "follow"}),
+    "reversing_colour": ("seed 000 (reversing colour)", {"suit_rule": "colour"}),
 }
+PRESET_TABLE["daifugo_runs"] = ("seed 001 (Daifugo with sequences)", {**PRESET_TABLE["daifugo"][1], "runs": 3})
 PRESET_ALIASES = {"hubéres": "huberes", "hűbéres": "huberes"}
 PRESETS: tuple[str, ...] = tuple(PRESET_TABLE)
 

@@ -60,6 +60,9 @@ class State:
     qc_count: np.ndarray     # (B,) int8     natural cards of that rank in consecutive plays at the top (quick_clear)
     claim_rank: np.ndarray   # (B,) int8     play rank the player to act may claim as a quick clear, -1 none
     claim_next: np.ndarray   # (B,) int8     seat that acts if the claim is declined, -1 none
+    top_run: np.ndarray      # (B,) int8     run length of the play on top, 0 for a set (runs)
+    top_cards: np.ndarray    # (B,C) bool    the cards of the play on top (card-level rules only)
+    played_cards: np.ndarray  # (B,C) bool   cards played this hand (card-level rules only)
     moved: np.ndarray        # (B,C) bool    cards the last action played or gave (a merchant's first pick: its card)
     legal: np.ndarray        # (B,A) bool    legal actions now (only pass once the session is over)
 

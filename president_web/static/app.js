@@ -240,14 +240,14 @@ async function startGame(event) {
   } catch (e) { showError(e.message); }
 }
 
-function selectedKinds() {
-  return play.selected.map((i) => play.view.hand[i].kind).sort();
+function selectedTokens() {
+  return play.selected.map((i) => play.view.hand[i].match).sort();
 }
 
 function matchingMove() {
   if (!play.view || !play.view.your_turn || !play.selected.length) return null;
-  const want = JSON.stringify(selectedKinds());
-  return play.view.legal.find((m) => m.id !== 0 && JSON.stringify(m.kinds) === want) || null;
+  const want = JSON.stringify(selectedTokens());
+  return play.view.legal.find((m) => m.id !== 0 && JSON.stringify(m.match) === want) || null;
 }
 
 function refreshButtons() {
