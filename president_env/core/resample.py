@@ -15,7 +15,8 @@ hidden cards is what its observation holds; from it the deal keeps:
   (the observation does not say who played them) and, for a forced giver, less those of the
   kind it got back;
 * a forced gift it received was the giver's best cards, so the giver keeps nothing of a kind
-  better than the worst card it gave (kinds the player gave it back excepted);
+  better than the worst card it gave, beyond what the player gave it back (once a card of such
+  a kind has been played, the giver may hold any number of that kind up to what it was given);
 * under ``hand_assignment expose`` the card shown face up on a seat's pile stays with that seat
   while it has given nothing in the exchange, less as many of that kind as have been played;
 * the player to make the first lead holds the lowest card; a player asked to claim a quick
@@ -165,7 +166,8 @@ def knowledge(rules: Rules, state: State, player: int | np.ndarray) -> Knowledge
         for b in np.flatnonzero(receiver).tolist():
             got = np.flatnonzero(inn[b] > 0)
             worst = rc.kind_tier[got].min()
-            forbid[b, partner[b]] = (rc.kind_tier > worst) & (out[b] == 0)
+            # kinds given back are allowed as many as were given (all forced while none of them is played)
+            forbid[b, partner[b]] = (rc.kind_tier > worst) & ((out[b] == 0) | (played[b] == 0))
 
     # Cards shown face up on the piles (hand_assignment expose).
     if rules.hand_assignment == "expose":
