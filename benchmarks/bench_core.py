@@ -36,7 +36,9 @@ def measure(name: str, batch: int, seconds: float, seed: int = 0) -> float:
         for _ in range(calls):
             for st in states:
                 legal = st.legal
-                step_inplace(rules, st, (rng.random(legal.shape, dtype=np.float32) * legal).argmax(axis=1))
+                # a random legal action: the largest of random byte priorities 1..255 over the legal ids
+                # (bytes are cheap to draw, so the harness costs little beside the core even with many ids)
+                step_inplace(rules, st, (rng.integers(1, 256, legal.shape, dtype=np.uint8) * legal).argmax(axis=1))
                 done += st.batch_size
         return done
 

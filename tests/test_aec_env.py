@@ -340,7 +340,9 @@ def shuffle_hidden(rules, state: State, viewer: int, rng: np.random.Generator) -
 
 @pytest.mark.parametrize("name,start", [("president", None), ("daifugo", "random"), ("double_deck", "random"),
                                         ("huberes", None), ("expose_hands", "random"), ("merchants", "random"),
-                                        ("sofia", None), ("hamish_allan", "random")])
+                                        ("sofia", None), ("hamish_allan", "random"), ("suit_ranking", "random"),
+                                        ("follow_suit", None), ("reversing_colour", None),
+                                        ("daifugo_runs", "random")])
 def test_no_leak_of_hidden_cards(name, start):
     rng = np.random.default_rng(0)
     env = raw_env(name, start_ranks=start)

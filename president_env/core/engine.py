@@ -117,7 +117,9 @@ class _CardConsts:
     card_fsuit: np.ndarray       # (C,) follow: suit of a natural non-wild non-high card, -1 otherwise
     card_nat8: np.ndarray        # (C,) bool a natural 8 (eight_cut on runs)
     wild_suits: bool             # some wild card has a printed suit (suit_rule rank reads it)
-    blocks: tuple                # per play rank: (first set, end, code column, lut (ncode * (W+1), n) bool)
+    blocks: tuple                # per play rank: (first set, end, code column, lut) with lut[code_w, n] (or, when
+    #                              4 x decks = 4, lut[code_w * 16 + size bits, n]: holdable and of a legal size)
+    holdj: np.ndarray            # (Js * ncode * (W+1),) bool [set, code_w] holdable (patching single columns)
     W: int                       # wild cards counted in the holdings code (the most any set uses)
     rid_start: np.ndarray        # (A_rank,) first set (0-based) of each rank-level id
     rid_len: np.ndarray          # (A_rank,) its sets
@@ -126,6 +128,9 @@ class _CardConsts:
     rank_len: np.ndarray         # (R,)
     Wk: int                      # the most sets of one play rank
     follow_ok: np.ndarray        # (4, Js) bool sets that may beat a natural single of each suit (follow)
+    singles: np.ndarray          # set indices of the singles
+    copies: bool                 # some natural card name has several copies (two decks, plain jokers)
+    wild_cols: np.ndarray        # card indices of the wild cards, least wild first
 
 
 @lru_cache(maxsize=128)
@@ -286,6 +291,10 @@ def _card_consts(rules: Rules, t: Tables, at) -> _CardConsts:  # noqa: C901 - on
         codes = np.arange(ncode * (W + 1))
         h, w = codes // (W + 1), codes % (W + 1)
         lut = hold[h][:, set_need[s0:s1]] & (set_w[s0:s1][None, :] <= w[:, None])
+        if S <= 4:  # fold in the rank-level sizes: row code_w * 2^S + (legal sizes as bits)
+            bits = np.arange(2 ** S)
+            size_ok = (bits[:, None] >> (at.size[1 + s0:1 + s1][None, :] - 1)) & 1    # (2^S, n)
+            lut = (lut[:, None, :] & size_ok[None, :, :].astype(bool)).reshape(-1, s1 - s0)
         blocks.append((s0, s1, p, lut))
     for rid in np.unique(set_rid):
         idx = np.flatnonzero(set_rid == rid)
@@ -293,9 +302,15 @@ def _card_consts(rules: Rules, t: Tables, at) -> _CardConsts:  # noqa: C901 - on
     fsuit_a = np.array(fsuit, dtype=np.int64)
     single = (at.size[1:Js + 1] == 1)[None, :]
     follow_ok = single & ((fsuit_a[None, :] == np.arange(4)[:, None]) | (fsuit_a < 0)[None, :])
+    codes_w = np.arange(ncode * (W + 1))
+    holdj = (hold[codes_w // (W + 1)][:, set_need] & (set_w[None, :] <= (codes_w % (W + 1))[:, None])).T.copy()
     return _CardConsts(
+        holdj=holdj.reshape(-1),
         blocks=tuple(blocks), W=W, rid_start=rid_start, rid_len=rid_len, Wr=int(rid_len.max()),
         rank_start=rank_start, rank_len=rank_len, Wk=int(rank_len.max()), follow_ok=follow_ok,
+        singles=np.flatnonzero(at.size[1:Js + 1] == 1),
+        copies=bool(np.any(group_first != np.arange(C)) and np.any(need_card[:, group_first != np.arange(C)])),
+        wild_cols=np.flatnonzero(t.card_wild),
         Js=Js, set_rid=at.rank_id[1:Js + 1].copy(), set_p=set_p, set_n=at.size[1:Js + 1].copy(),
         set_w=at.wild[1:Js + 1].copy(), set_col=set_p.copy(), set_need=set_need,
         set_hi=np.array(hi, dtype=np.int64), set_lo=np.array(lo, dtype=np.int64),
@@ -697,9 +712,11 @@ def _exchange_mask(c: _Consts, cnt: np.ndarray) -> np.ndarray:
 def _card_exchange_mask(c: _Consts, held: np.ndarray) -> np.ndarray:
     """Card-level give-backs and trades: any one card held (a single's id; wild cards: the WILD single)."""
     cl = c.cl
-    hold, _ = _holdable(c, held)
+    code, _ = _holdable(c, held)
+    allowed = np.zeros((held.shape[0], c.R, c.S), dtype=bool)
+    allowed[:, :, 0] = True
     out = np.zeros((held.shape[0], c.A), dtype=bool)
-    out[:, 1:cl.Js + 1] = hold & (cl.set_n == 1)[None, :]
+    out[:, 1:cl.Js + 1] = _sets(c, code, allowed)
     return out
 
 
@@ -707,14 +724,17 @@ def _select(c: _Consts, held: np.ndarray, a: np.ndarray) -> np.ndarray:
     """Card-level: the cards action ``a`` takes from ``held`` (N, C): its natural cards (the first copy
     held of each name), then the least wild cards held for the rest of its size."""
     cl = c.cl
-    before = np.cumsum(held, axis=1, dtype=np.int16) - held
-    prior = before - np.take(before, cl.group_first, axis=1)          # held cards of the same name before this one
-    sel = held & (prior < cl.need_card[a])
+    if cl.copies:  # two decks (or several plain jokers): take the first copies held of each name
+        before = np.cumsum(held, axis=1, dtype=np.int16) - held
+        prior = before - np.take(before, cl.group_first, axis=1)      # held cards of the same name before this one
+        sel = held & (prior < cl.need_card[a])
+    else:
+        sel = held & (cl.need_card[a] > 0)
     if c.t.has_wild:
         n_wild = c.act_size[a] - sel.sum(axis=1)
-        wild = held & c.t.card_wild[None, :]
-        wild &= np.cumsum(wild, axis=1) <= n_wild[:, None]
-        sel |= wild
+        wc = cl.wild_cols
+        wild = held[:, wc]
+        sel[:, wc] = wild & (np.cumsum(wild, axis=1) <= n_wild[:, None])
     return sel
 
 
@@ -849,41 +869,72 @@ def _rank_parts(rules: Rules, c: _Consts, st: State  # noqa: C901 - one block pe
 
 
 def _holdable(c: _Consts, held: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-    """(N, C) cards held -> (N, Js) the sets the player can make, and (N,) wild cards held (None without)."""
+    """(N, C) cards held -> (N, R) holdings codes (with the wild cards held folded in, see
+    :class:`_CardConsts`), and (N,) wild cards held (None without wild cards)."""
     cl = c.cl
-    N = held.shape[0]
     code = (held.astype(np.float32) @ cl.code_mat).astype(np.int64) + cl.code_off       # (N, R)
     wild = None
     if c.t.has_wild:
         wild = (held & c.t.card_wild).sum(axis=1)
-        code = code * (cl.W + 1) + np.minimum(wild, cl.W)[:, None]
-    else:
-        code = code * (cl.W + 1)
-    hold = np.empty((N, cl.Js), dtype=bool)
+        return code * (cl.W + 1) + np.minimum(wild, cl.W)[:, None], wild
+    return code * (cl.W + 1), wild
+
+
+def _sets(c: _Consts, code: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    """(N, Js) the sets the player holds whose rank-level (rank, size) is in ``allowed`` (N, R, S)."""
+    cl = c.cl
+    N = code.shape[0]
+    out = np.empty((N, cl.Js), dtype=bool)
+    if c.S <= 4:
+        bits = (allowed.view(np.uint8) * np.array([1, 2, 4, 8], dtype=np.uint8)[:c.S]).sum(axis=2, dtype=np.int64)
+        idx = code * (1 << c.S) + bits
+        for s0, s1, col, lut in cl.blocks:
+            out[:, s0:s1] = np.take(lut, idx[:, col], axis=0)
+        return out
     for s0, s1, col, lut in cl.blocks:
-        hold[:, s0:s1] = np.take(lut, code[:, col], axis=0)
-    return hold, wild
+        out[:, s0:s1] = np.take(lut, code[:, col], axis=0)
+    out &= np.take(allowed.reshape(N, -1), cl.set_rid - 1, axis=1)
+    return out
+
+
+def _patch(c: _Consts, sets: np.ndarray, code: np.ndarray, legal: np.ndarray, extra: np.ndarray | None,
+           g: np.ndarray, cols: np.ndarray, ok: np.ndarray, bound: np.ndarray) -> None:
+    """Set ``sets[g, cols]`` where ``ok`` to (``bound`` or a free play) and holdable: the columns a suit
+    rule decides. ``cols`` (G, k) are set indices, ``bound`` (G, k) what the suit rule allows."""
+    cl = c.cl
+    p = cl.set_p[cols]
+    n = cl.set_n[cols] - 1
+    gg = g[:, None]
+    free = extra[gg, p, n] if extra is not None else False
+    held = cl.holdj[cols * (cl.ncode * (cl.W + 1)) + np.take_along_axis(code[g], p, axis=1)]
+    sets[gg, cols] = np.where(ok, (bound | free) & held, sets[gg, cols])
 
 
 def _card_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:  # noqa: C901 - one block per option
     """Card-level legal plays: each set where its rank-level (rank, size) is legal and the player holds
     its cards, with the suit rule applied; each run the player can make that leads or beats the run on top.
 
-    The suit rules change only the sets of the top's rank (and size): they are worked out on those
-    few columns per game, not on the whole table."""
+    The suit rules change only the sets of the top's rank (and size), and under ``follow`` the singles:
+    they are worked out on those few columns per game (:func:`_patch`), not on the whole table."""
     cl = c.cl
     legal, extra, cap, lead, first = _rank_parts(rules, c, st)
     N = legal.shape[0]
     ar = np.arange(N)
     cur = st.current.astype(np.int64)
     held = st.hands[ar, cur]
-    hold, wild = _holdable(c, held)
-    rid = cl.set_rid - 1
-    bound = np.take(legal.reshape(N, -1), rid, axis=1)   # (np.take keeps rows contiguous)
+    code, wild = _holdable(c, held)
     top = st.top_rank.astype(np.int64)
     on_set = (top >= 0) & (st.top_run == 0)
     ts = st.top_size.astype(np.int64)
     top_cards = st.top_cards
+    bind = None
+    if rules.suit_rule == "follow":  # a natural single on top: no bigger set beats it by the bound rules
+        fs = np.where(top_cards, cl.card_fsuit, -1).max(axis=1)
+        bind = np.flatnonzero(on_set & (ts == 1) & (fs >= 0))
+        if bind.size:
+            legal[bind, :, 1:] = False
+    allowed = legal if extra is None else (legal | extra)
+    sets = _sets(c, code, allowed)
     if rules.suit_rule == "colour":
         g = np.flatnonzero(on_set)
         if g.size:
@@ -896,8 +947,7 @@ def _card_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:  # noqa: C901
             red = (top_cards[g] & cl.card_red).sum(axis=1)[:, None]
             black = (top_cards[g] & cl.card_black).sum(axis=1)[:, None]
             reverse = cl.set_colour[cols] & (cl.set_red[cols] == black) & (cl.set_black[cols] == red)
-            gg = g[:, None]
-            bound[gg, cols] = np.where(ok, reverse, bound[gg, cols])
+            _patch(c, sets, code, legal, extra, g, cols, ok, reverse)
     elif rules.suit_rule == "rank" or (rules.wild_tie != "equal" and c.t.has_wild):
         g = np.flatnonzero(on_set)
         if g.size:
@@ -933,18 +983,12 @@ def _card_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:  # noqa: C901
                 differ = mine != tw
                 win = (~mine & tw) if rules.wild_tie == "natural_higher" else (mine & ~tw)
                 cmp = np.where((cmp == 0) & differ, np.where(win, 1, -1), cmp)
-            gg = g[:, None]
-            b = bound[gg, cols]
-            bound[gg, cols] = np.where(ok, (cmp > 0) | ((cmp == 0) & b), b)
-    if rules.suit_rule == "follow":
-        fs = np.where(top_cards, cl.card_fsuit, -1).max(axis=1)
-        g = np.flatnonzero(on_set & (ts == 1) & (fs >= 0))
-        if g.size:
-            bound[g] &= cl.follow_ok[fs[g]]
-    sets = bound
-    if extra is not None:
-        sets |= np.take(extra.reshape(N, -1), rid, axis=1)
-    sets &= hold
+            b = legal[g[:, None], p, cl.set_n[cols] - 1]
+            _patch(c, sets, code, legal, extra, g, cols, ok, (cmp > 0) | ((cmp == 0) & b))
+    if bind is not None and bind.size:  # follow: singles of the top's suit, or singles with no suit
+        cols = np.broadcast_to(cl.singles, (bind.size, cl.singles.size))
+        b = legal[bind[:, None], cl.set_p[cols], 0] & cl.follow_ok[fs[bind]][:, cl.singles]
+        _patch(c, sets, code, legal, extra, bind, cols, np.ones(cols.shape, dtype=bool), b)
     if first.any():
         sets[first] &= cl.set_low[None, :]
     out = np.empty((N, c.A), dtype=bool)
