@@ -32,7 +32,8 @@ CHANGED = {"hands", "counts", "discarded", "trade_pick", "legal"}
 def random_states(rules, seed: int, games: int = 24, max_steps: int = 90) -> State:
     """Games of ``rules`` stopped after a random number of random legal steps (exchanges included)."""
     rng = np.random.default_rng(seed)
-    st = init(rules, batch_size=games, seed=seed, start_ranks="random")
+    st = State.concat([init(rules, batch_size=games // 2, seed=seed),            # a first hand, no ranks
+                       init(rules, batch_size=games - games // 2, seed=seed + 1, start_ranks="random")])
     stop = rng.integers(0, max_steps, games)
     snaps: list[State | None] = [None] * games
     for t in range(max_steps):

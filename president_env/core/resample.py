@@ -149,7 +149,7 @@ def knowledge(rules: Rules, state: State, player: int | np.ndarray) -> Knowledge
         r_o = social[ar, o]
         partner_rank = np.full(B, -1, np.int64)
         pairs = rc.n_pairs
-        in_pair = (r_o < pairs) | (r_o >= P - pairs)
+        in_pair = has_ranks & ((r_o < pairs) | (r_o >= P - pairs))
         partner_rank[in_pair] = P - 1 - r_o[in_pair]
         for hi, lo in rc.merchant:
             partner_rank[r_o == hi] = lo
@@ -439,7 +439,7 @@ def _state_from_observation(rules: Rules, obs: np.ndarray) -> State:  # noqa: C9
     if has_ranks.any():
         r_o = social[:, 0]
         partner_rank = np.full(N, -1, np.int64)
-        in_pair = (r_o < rc.n_pairs) | (r_o >= P - rc.n_pairs)
+        in_pair = has_ranks & ((r_o < rc.n_pairs) | (r_o >= P - rc.n_pairs))
         partner_rank[in_pair] = P - 1 - r_o[in_pair]
         for hi, lo in rc.merchant:
             partner_rank[r_o == hi] = lo

@@ -1,0 +1,117 @@
+"""The search agent (agents/search.py): legal play on every preset, seeded, within its rollout budget,
+the heuristic's choice where search cannot tell; its spec's settings; the docs' example search player."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.arena import run_tournament
+from agents.heuristic import HeuristicAgent
+from agents.registry import make_agent, split_specs
+from agents.search import SearchAgent
+from president_env.core import EXCHANGE, OVER, PRESETS, State, current_player, init, observe, preset, step_inplace
+from president_env.core.records import random_actions
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "search.md"
+
+
+def decisions(rules, seed: int, games: int = 6, steps: int = 25):
+    """Observation rows and masks of the players to act in random positions (exchange ones included)."""
+    rng = np.random.default_rng(seed)
+    st = State.concat([init(rules, batch_size=games // 2, seed=seed),            # a first hand, no ranks
+                       init(rules, batch_size=games - games // 2, seed=seed + 1, start_ranks="random")])
+    obs, masks = [], []
+    for _ in range(steps):
+        live = np.flatnonzero(st.phase != OVER)
+        obs.append(observe(rules, st, current_player(st))[live])
+        masks.append(st.legal[live])
+        step_inplace(rules, st, random_actions(st.legal, rng))
+    return np.concatenate(obs), np.concatenate(masks)
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_search_chooses_legal_actions_on_every_preset(name):
+    rules = preset(name)
+    obs, mask = decisions(rules, PRESETS.index(name))        # random positions, with and without ranks
+    agent = SearchAgent(rules, worlds=2, actions=3)
+    actions = agent.act(obs, mask, np.random.default_rng(0))
+    assert mask[np.arange(len(actions)), actions].all()
+    assert agent.stats.searched == int((mask.sum(axis=1) > 1).sum()) > 0
+
+
+def test_search_plays_a_whole_hand_with_the_exchange():
+    rules = preset("president", hands_per_session=1)
+    agent, other = SearchAgent(rules, worlds=2, actions=3), HeuristicAgent(rules)
+    st = init(rules, batch_size=1, seed=4, start_ranks=[[0, 1, 2, 3]])   # player 0 is President: it gives back
+    rng = np.random.default_rng(0)
+    gave_back = 0
+    while st.phase[0] != OVER:                                # an illegal action would raise
+        p = int(current_player(st)[0])
+        gave_back += int(p == 0 and st.phase[0] == EXCHANGE)
+        step_inplace(rules, st, (agent if p == 0 else other).act(observe(rules, st, p), st.legal, rng))
+    assert gave_back == 2 and agent.stats.decisions > 2 and agent.stats.searched > 0
+
+
+def test_search_is_reproducible_with_a_seed_and_legal():
+    rules = preset("president")
+    obs, mask = decisions(rules, 1)
+    a = SearchAgent(rules, worlds=4, actions=4).act(obs, mask, np.random.default_rng(5))
+    b = SearchAgent(rules, worlds=4, actions=4).act(obs, mask, np.random.default_rng(5))
+    np.testing.assert_array_equal(a, b)
+    assert mask[np.arange(len(a)), a].all()
+
+
+def test_search_respects_its_rollout_budget():
+    rules = preset("president")
+    obs, mask = decisions(rules, 2)
+    many = mask.sum(axis=1) >= 5
+    capped = SearchAgent(rules, worlds=8, actions=5, rollouts=12)
+    capped.act(obs, mask, np.random.default_rng(0))
+    s = capped.stats
+    assert s.decisions == len(obs) and s.searched == int((mask.sum(axis=1) > 1).sum())
+    assert 0 < s.max_rollouts <= 12 and s.rollouts <= 12 * s.searched
+    free = SearchAgent(rules, worlds=8, actions=5)
+    free.act(obs[many], mask[many], np.random.default_rng(0))
+    assert free.stats.max_rollouts == 40                    # 8 worlds x 5 candidates
+    assert free.stats.rollouts == 40 * int(many.sum())
+
+
+def test_search_keeps_the_heuristic_choice_when_it_cannot_tell():
+    rules = preset("president")
+    obs, mask = decisions(rules, 3)
+    base = HeuristicAgent(rules).act(obs, mask, np.random.default_rng(0))
+    never = SearchAgent(rules, worlds=3, actions=4, z=1e9).act(obs, mask, np.random.default_rng(0))
+    np.testing.assert_array_equal(never, base)
+    eager = SearchAgent(rules, worlds=6, actions=4, z=0).act(obs, mask, np.random.default_rng(0))
+    assert (eager != base).any()                            # with no margin search does change some choices
+
+
+def test_search_specs_and_their_errors():
+    rules = preset("president")
+    agent = make_agent("search:worlds=4,actions=3,rollouts=10,z=0.5,policy=greedy", rules)
+    assert (agent.worlds, agent.actions, agent.rollouts, agent.z, agent.policy_name) == (4, 3, 10, 0.5, "greedy")
+    assert make_agent("search", rules).budget() == 40
+    for spec, words in (("search:worlds=x", "worlds"), ("search:depth=3", "depth"), ("search:worlds=0", "worlds"),
+                        ("search:policy=ppo", "policy"), ("search:z=-1", "z"), ("search:worlds", "NAME=VALUE"),
+                        ("search:rollouts=1", "rollouts")):
+        with pytest.raises(ValueError, match=words):
+            make_agent(spec, rules)
+    assert split_specs("search:worlds=4,actions=3,heuristic,zoo:president") == [
+        "search:worlds=4,actions=3", "heuristic", "zoo:president"]
+
+
+def test_the_documented_search_player_runs():
+    """docs/search.md shows a search player written from the public API; run it."""
+    code = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.S)
+    assert code, "docs/search.md has no python example"
+    scope: dict = {}
+    exec(compile(code[0], str(DOC), "exec"), scope)   # the project's own docs
+    rules = preset("president", hands_per_session=1)
+    player = scope["TinySearch"](rules, worlds=3)
+    res = run_tournament(rules, [player, "heuristic", "heuristic", "heuristic"], deals=1, rotations="fixed",
+                         rating=False)
+    assert res.hands == 4
