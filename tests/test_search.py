@@ -115,3 +115,18 @@ def test_the_documented_search_player_runs():
     res = run_tournament(rules, [player, "heuristic", "heuristic", "heuristic"], deals=1, rotations="fixed",
                          rating=False)
     assert res.hands == 4
+
+
+def test_search_serves_in_the_vec_env_opponent_pool():
+    pytest.importorskip("torch")
+    from training.opponent_pool import OpponentPool
+    from training.vec_env import PresidentVecEnv
+
+    pool = OpponentPool(preset("president"), {"search:worlds=2,actions=2": 1.0})
+    assert isinstance(pool.members[0], SearchAgent) and pool.members[0].worlds == 2
+    env = PresidentVecEnv(num_envs=3, preset="president", opponents=pool, seed=0, hands_per_session=1)
+    env.reset()
+    for _ in range(6):
+        masks = env.action_masks()
+        env.step(np.argmax(masks, axis=1))                  # the learner's first legal action
+    assert pool.members[0].stats.decisions > 0

@@ -15,6 +15,7 @@ from .engine import (
     terminated,
 )
 from .observation import observe
+from .resample import resample, resample_game, worlds_from_observation
 from .rules import PRESETS, Rules, RulesError, preset
 from .scalar import ScalarGame
 from .state import EXCHANGE, OVER, PLAY, State
@@ -24,5 +25,5 @@ __all__ = [
     "tables",
     "IllegalActionError", "current_player", "exchange_kind", "init", "legal_action_mask", "make_keys", "rewards",
     "step", "step_inplace", "terminated", "observe", "PRESETS", "Rules", "RulesError", "preset",
-    "EXCHANGE", "OVER", "PLAY", "State", "ScalarGame",
+    "EXCHANGE", "OVER", "PLAY", "State", "ScalarGame", "resample", "resample_game", "worlds_from_observation",
 ]
