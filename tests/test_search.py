@@ -130,3 +130,25 @@ def test_search_serves_in_the_vec_env_opponent_pool():
         masks = env.action_masks()
         env.step(np.argmax(masks, axis=1))                  # the learner's first legal action
     assert pool.members[0].stats.decisions > 0
+
+
+def test_evaluate_and_play_take_search_specs(capsys, monkeypatch):
+    import io
+
+    from president_cli.main import main
+    from president_cli.play import parse_opponents
+
+    rc = main(["evaluate", "--preset", "president", "--hands", "1", "--games", "1", "--rotations", "fixed",
+               "--agents", "search:worlds=2,actions=2,heuristic,heuristic,heuristic", "--no-progress"])
+    out = " ".join(capsys.readouterr().out.split())                       # the console wraps long lines
+    assert rc == 0 and "0:search:worlds=2,actions=2" in out
+    assert "rollouts (at most 4 a decision, budget 4)" in out             # the agent's own report
+    with pytest.raises(SystemExit) as exc:
+        main(["evaluate", "--preset", "president", "--games", "1",
+              "--agents", "search:worlds=2,depth=3,heuristic,heuristic,heuristic"])
+    assert exc.value.code == 2 and "unknown search setting 'depth'" in capsys.readouterr().err
+    assert parse_opponents("search:worlds=2,actions=2", 4) == ["search:worlds=2,actions=2"] * 3
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n" * 500))
+    rc = main(["play", "--preset", "president", "--hands", "1", "--seed", "2",
+               "--opponents", "search:worlds=2,actions=2"])
+    assert rc == 0 and "The session is over after 1 hand(s)" in capsys.readouterr().out
