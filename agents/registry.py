@@ -10,7 +10,8 @@ spec                   agent
 ``ppo-sample:FILE``    the same, sampling from its masked action distribution
 ``zoo:NAME``           the zoo's trained agent for preset NAME (``president zoo``)
 ``search``             determinized search with heuristic rollouts (:mod:`agents.search`);
-                       settings after a colon: ``search:worlds=8,actions=5,rollouts=40``
+                       settings after a colon: ``search:worlds=8,actions=5,rollouts=40``,
+                       ``search:policy=zoo:president`` (another agent as the rollout policy)
 =====================  ==========================================================
 
 An agent file is data: weights and JSON (:mod:`agents.agent_file`). A stable-baselines3
@@ -21,6 +22,7 @@ with a warning; ``president export-agent MODEL.zip OUT`` converts one without un
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from president_env.core import Rules
@@ -51,7 +53,7 @@ def split_specs(text: str) -> list[str]:
     (an item ``NAME=VALUE`` without a colon continues the spec before it)."""
     out: list[str] = []
     for item in (s.strip() for s in text.split(",")):
-        if out and "=" in item and ":" not in item and ":" in out[-1]:
+        if out and re.match(r"\w+=", item) and ":" in out[-1]:
             out[-1] += "," + item
         else:
             out.append(item)

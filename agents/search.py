@@ -43,7 +43,8 @@ SETTINGS: dict[str, tuple[type, object, float, str]] = {
     "actions": (int, 5, 1, "candidate actions searched per decision (the heuristic's first)"),
     "rollouts": (int, 0, 0, "most rollouts (worlds x candidates) per decision; 0: worlds x actions"),
     "z": (float, 1.0, 0.0, "standard errors a candidate must beat the heuristic's choice by"),
-    "policy": (str, "heuristic", 0, "rollout policy: " + ", ".join(ROLLOUT_POLICIES)),
+    "policy": (str, "heuristic", 0, "rollout policy: " + ", ".join(ROLLOUT_POLICIES) + ", or an agent spec "
+               "such as zoo:president"),
     "batch": (int, 4096, 1, "most rollouts stepped together (memory, not play)"),
 }
 
@@ -96,9 +97,9 @@ class SearchAgent(Agent):
                                  f"got {value!r}")
             if value < low or not np.isfinite(value):
                 raise ValueError(f"search setting {key} must be at least {low:g}, got {value!r}")
-        if policy not in ROLLOUT_POLICIES:
+        if policy not in ROLLOUT_POLICIES and (":" not in policy or policy.split(":")[0] == "search"):
             raise ValueError(f"search setting policy={policy!r} is not a rollout policy; choices: "
-                             f"{', '.join(ROLLOUT_POLICIES)}")
+                             f"{', '.join(ROLLOUT_POLICIES)}, or an agent spec such as zoo:president")
         if rollouts and rollouts < 2 * min(actions, 2):
             raise ValueError(f"search setting rollouts={rollouts} is too small: a decision needs at least 2 worlds "
                              f"of 2 candidates ({2 * min(actions, 2)} rollouts)")
@@ -106,7 +107,12 @@ class SearchAgent(Agent):
         self.batch = int(batch)
         self.policy_name = policy
         self.rollout_rules = rules.replace(hands_per_session=1)
-        self.policy = ROLLOUT_POLICIES[policy](rules)
+        if policy in ROLLOUT_POLICIES:
+            self.policy: Agent = ROLLOUT_POLICIES[policy](rules)
+        else:                                   # a model: zoo:NAME, ppo:FILE (an agent file, never a pickle)
+            from .registry import make_agent
+
+            self.policy = make_agent(policy, rules)
         self.fallback = HeuristicAgent(rules)
         self.greedy = GreedyAgent(rules)
         self.stats = SearchStats()

@@ -102,6 +102,13 @@ def test_search_specs_and_their_errors():
             make_agent(spec, rules)
     assert split_specs("search:worlds=4,actions=3,heuristic,zoo:president") == [
         "search:worlds=4,actions=3", "heuristic", "zoo:president"]
+    assert split_specs("search:policy=zoo:president,z=2,ppo:a=b.agent.safetensors") == [
+        "search:policy=zoo:president,z=2", "ppo:a=b.agent.safetensors"]
+    zoo = make_agent("search:worlds=2,actions=2,policy=zoo:president", rules)
+    assert zoo.policy.name == "zoo:president"                # a trained agent as the rollout policy
+    obs, mask = decisions(rules, 4)
+    actions = zoo.act(obs, mask, np.random.default_rng(0))
+    assert mask[np.arange(len(actions)), actions].all()
 
 
 def test_the_documented_search_player_runs():
