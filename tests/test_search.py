@@ -159,3 +159,19 @@ def test_evaluate_and_play_take_search_specs(capsys, monkeypatch):
     rc = main(["play", "--preset", "president", "--hands", "1", "--seed", "2",
                "--opponents", "search:worlds=2,actions=2"])
     assert rc == 0 and "The session is over after 1 hand(s)" in capsys.readouterr().out
+
+
+def test_bench_search_reports_one_row_per_spec(capsys):
+    import importlib
+    import sys
+
+    bench_dir = str(Path(__file__).resolve().parents[1] / "benchmarks")
+    sys.path.insert(0, bench_dir)
+    try:
+        bench = importlib.import_module("bench_search")
+    finally:
+        sys.path.remove(bench_dir)
+    rows = bench.main(["--specs", "search:worlds=2,actions=2,greedy", "--decisions", "3"])
+    assert [r["spec"] for r in rows] == ["search:worlds=2,actions=2", "greedy"]
+    assert rows[0]["decisions"] == 3 and rows[0]["max_rollouts"] == 4
+    assert "searched decisions one at a time" in capsys.readouterr().out
