@@ -12,7 +12,8 @@ For each decision with more than one legal action the agent
    the hand gives the agent;
 4. plays the candidate with the best mean, but only when it beats the heuristic's choice
    by ``z`` standard errors of the paired difference (the worlds are common to the
-   candidates); where search cannot tell moves apart it plays the heuristic's choice.
+   candidates); where search cannot tell moves apart it plays the heuristic's choice
+   (``fallback=policy``: the rollout policy's choice, first candidate and fallback alike).
 
 ``rollouts`` caps the rollouts of one decision (worlds x candidates): with more
 candidates than it allows at ``worlds`` worlds, fewer worlds are used (at least 2).
@@ -45,6 +46,8 @@ SETTINGS: dict[str, tuple[type, object, float, str]] = {
     "z": (float, 1.0, 0.0, "standard errors a candidate must beat the heuristic's choice by"),
     "policy": (str, "heuristic", 0, "rollout policy: " + ", ".join(ROLLOUT_POLICIES) + ", or an agent spec "
                "such as zoo:president"),
+    "fallback": (str, "heuristic", 0, "the first candidate and the choice kept when search cannot tell: "
+                 "heuristic, or policy (the rollout policy's choice)"),
     "batch": (int, 4096, 1, "most rollouts stepped together (memory, not play)"),
 }
 
@@ -87,7 +90,8 @@ class SearchAgent(Agent):
     deterministic = False
 
     def __init__(self, rules: Rules, worlds: int = 8, actions: int = 5, rollouts: int = 0, z: float = 1.0,
-                 policy: str = "heuristic", batch: int = 4096, name: str | None = None) -> None:
+                 policy: str = "heuristic", batch: int = 4096, fallback: str = "heuristic",
+                 name: str | None = None) -> None:
         super().__init__(rules)
         for key, value in (("worlds", worlds), ("actions", actions), ("rollouts", rollouts), ("z", z),
                            ("batch", batch)):
@@ -113,7 +117,10 @@ class SearchAgent(Agent):
             from .registry import make_agent
 
             self.policy = make_agent(policy, rules)
-        self.fallback = HeuristicAgent(rules)
+        if fallback not in ("heuristic", "policy"):
+            raise ValueError(f"search setting fallback={fallback!r} must be heuristic or policy")
+        self.fallback_name = fallback
+        self.fallback = HeuristicAgent(rules) if fallback == "heuristic" else self.policy
         self.greedy = GreedyAgent(rules)
         self.stats = SearchStats()
         if name:

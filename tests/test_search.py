@@ -90,6 +90,18 @@ def test_search_keeps_the_heuristic_choice_when_it_cannot_tell():
     assert (eager != base).any()                            # with no margin search does change some choices
 
 
+def test_search_can_fall_back_on_its_rollout_policy():
+    from agents.greedy import GreedyAgent
+
+    rules = preset("president")
+    obs, mask = decisions(rules, 5)
+    greedy = GreedyAgent(rules).act(obs, mask, np.random.default_rng(0))
+    agent = make_agent("search:worlds=3,actions=3,z=1e9,policy=greedy,fallback=policy", rules)
+    np.testing.assert_array_equal(agent.act(obs, mask, np.random.default_rng(0)), greedy)
+    with pytest.raises(ValueError, match="fallback"):
+        make_agent("search:fallback=zoo", rules)
+
+
 def test_search_specs_and_their_errors():
     rules = preset("president")
     agent = make_agent("search:worlds=4,actions=3,rollouts=10,z=0.5,policy=greedy", rules)
