@@ -1,5 +1,5 @@
-"""Random rule sets: every rank-based option of the rule book (sections 1 to 6, and the options of
-section 8 the (rank, size) table names: ``suit_order``, ``high_cards``, ``quick_clear``), drawn at random.
+"""Random rule sets: every option of the rule book (sections 1 to 6, and of section 8 ``suit_order``,
+``high_cards``, ``quick_clear`` and the card-level ``suit_rule`` and ``runs``), drawn at random.
 
 Candidates are drawn from a seeded generator over every field of :class:`Rules` (except ``name``);
 those :class:`Rules` refuses are skipped (the error must name an option), and a healthy fraction
@@ -9,7 +9,8 @@ ranks, so the exchange, ``expose`` and merchant trades come up) on the batched e
 
 * lockstep: the batched State equals ``ScalarGame.to_states`` field by field (dtypes included),
   and ``observe()`` equals ``ScalarGame.observe`` for every player;
-* the legal mask equals ``reference_legal`` (tests/test_core_properties.py), candidate by candidate;
+* the legal mask equals ``reference_legal`` (tests/test_core_properties.py), candidate by candidate, or on
+  card-level rules ``reference_card_legal`` below (the card-level table, entry by entry);
 * cards are conserved (held + played + discarded == the pack, per kind);
 * every hand ends within a step bound and every session within its hands; finishing orders are
   permutations and points are ``rules.points``;
@@ -29,6 +30,7 @@ players, a target nobody can reach); their reproductions at the end check the re
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 import pytest
@@ -36,6 +38,8 @@ from test_core_properties import reference_legal
 from test_scalar import assert_same
 
 from president_env.core import EXCHANGE, OVER, PLAY, Rules, RulesError, State, init, tables
+from president_env.core.actions import action_table
+from president_env.core.cards import WILD
 from president_env.core.records import Recorder, replay, start_state
 from president_env.core.rules import _CHOICES, DEFAULT_RANK_ORDER, NATURAL_RANKS, OPTION_NAMES
 from president_env.core.scalar import ScalarGame
@@ -171,6 +175,13 @@ def random_options(rng: np.random.Generator) -> dict:  # noqa: C901 - one line p
     o["high_cards"] = tuple(_pick(rng, [r + s for r in naturals for s in suits],
                                   int(rng.choice(4, p=[0.65, 0.2, 0.1, 0.05]))))
     o["quick_clear"] = coin(0.3)
+    # 8. Suit-aware play: the options that need the card-level table
+    o["suit_rule"] = choice(_CHOICES["suit_rule"][1:]) if coin(0.4) else "none"
+    natural = [r for r in o["rank_order"] if r not in wild]
+    o["runs"] = 0
+    if coin(0.25) and (len(natural) >= 3 or coin(0.1)):
+        longest = max(len(natural), 3)  # runs longer than the natural ranks are refused
+        o["runs"] = min(3 + int(rng.choice(4, p=[0.6, 0.25, 0.1, 0.05])), longest) if coin(0.97) else 2  # 2 too
     return o
 
 
@@ -202,6 +213,176 @@ def draw_rules(seed: int, n: int) -> Drawn:
 
 FAST = draw_rules(FAST_SEED, FAST_COMBOS)
 SLOW = draw_rules(SLOW_SEED, SLOW_COMBOS)
+
+
+# --------------------------------------------------------------------------- card-level legal actions
+# Where the engine reads the rule book otherwise (reported, under discussion): a high card played has no
+# suit (a single follows any suit under ``follow``, ``rank`` does not compare it); the printed colour of
+# wild cards on top counts under ``colour``; and under ``colour`` a same-rank play that reverses the colours
+# beats whatever its size. False = the rule book.
+ENGINE_HIGH_SUITLESS = True
+ENGINE_WILD_COLOURS = True
+ENGINE_COLOUR_ANY_SIZE = True
+
+
+@functools.lru_cache(maxsize=64)
+def _sets_by_rank(rules: Rules) -> tuple[dict[int, list[int]], tuple[tuple[tuple[str, int], ...], ...]]:
+    """The card-level table's sets by play rank, and the (name, copies) each entry names."""
+    table = action_table(rules)
+    by_rank: dict[int, list[int]] = {}
+    need = []
+    for j in range(table.n):
+        if j and not table.run[j]:
+            by_rank.setdefault(int(table.rank[j]), []).append(j)
+        need.append(tuple((n, table.cards[j].count(n)) for n in dict.fromkeys(table.cards[j])))
+    return by_rank, tuple(need)
+
+
+def reference_card_legal(rules: Rules, st: State, b: int) -> np.ndarray:  # noqa: C901 - one line per rule
+    """Legal actions of game b on card-level rules, restated one entry of the action table at a time from
+    sections 3-5 and 8 of the rule book (the rank-level rules as ``reference_legal`` states them)."""
+    t, table = tables(rules), action_table(rules)
+    S, A = rules.max_set, table.n
+    out = np.zeros(A, dtype=bool)
+    phase = int(st.phase[b])
+    if phase == OVER:
+        out[0] = True
+        return out
+    seat = int(st.current[b])
+    held_cards = np.flatnonzero(st.hands[b, seat])
+    held: dict[str, int] = {}
+    for c in held_cards:
+        held[t.card_names[c]] = held.get(t.card_names[c], 0) + 1
+    wild = int(t.card_wild[held_cards].sum())
+    wild_cards = [c for c in held_cards if t.card_wild[c]]  # the least wild cards are played first
+    name = t.play_ranks
+
+    by_rank, need = _sets_by_rank(rules)
+    # Only the sets of a rank held (or all-wild sets) can be held: the others stay illegal.
+    kinds_held = {int(t.card_kind[c]) for c in held_cards}
+    candidates = [j for p, ids in by_rank.items()
+                  if (t.play_kind[p] in kinds_held if t.play_kind[p] >= 0 else wild > 0) for j in ids]
+
+    def has(j: int) -> bool:
+        return wild >= table.wild[j] and all(held.get(n, 0) >= m for n, m in need[j])
+
+    if phase == EXCHANGE:  # a give-back or trade names one card held (section 8 fine point 9)
+        for j in candidates:
+            out[j] = table.size[j] == 1 and not table.run[j] and has(j)
+        return out
+    claim = int(st.claim_rank[b])
+    if claim >= 0:  # quick_clear: decline, or claim every natural card of the rank held, no wild card
+        out[0] = True
+        kind = t.play_kind[claim]
+        mine = sorted(n for n, m in held.items() for _ in range(m) if t.card_kind[t.card_names.index(n)] == kind)
+        for j in by_rank[claim]:
+            if table.wild[j] == 0 and sorted(table.cards[j]) == mine:
+                out[j] = True
+        return out
+    top, ts = int(st.top_rank[b]), int(st.top_size[b])
+    lead, top_run = top < 0, int(st.top_run[b])
+    on_set = not lead and not top_run
+    rev = bool(st.revolution[b])
+    strength = t.strength[int(rev)]
+    reset = {rules.revolution_reset_rank} if (rev and rules.revolution_reset_rank) else rules.reset_ranks
+    power = rules.power
+    power_floor = min((strength[name.index(r)] for r in power), default=None)
+    d = rules.decks
+    top_cards = np.flatnonzero(st.top_cards[b])
+    suit_of = {c: rules.suit_order.index(t.card_names[c][-1]) for c in range(t.n_cards)
+               if t.card_names[c] not in ("JK", "BJ", "RJ")}
+    colour = {c: ("red" if t.card_names[c][-1] in "DH" else "black") for c in suit_of
+              if not t.card_wild[c] or ENGINE_WILD_COLOURS}
+    natural_card = {c for c in suit_of if not t.card_wild[c] and not t.kind_high[t.card_kind[c]]}
+
+    def reds_blacks(cards) -> tuple[int, int]:
+        cs = [colour.get(c) for c in cards]
+        return cs.count("red"), cs.count("black")
+
+    def best_suit(cards, played: bool) -> int:
+        """The highest suit card's place in the suit order in force, -1 when no card has a suit."""
+        high = ENGINE_HIGH_SUITLESS and played
+        places = [suit_of[c] for c in cards if c in suit_of and not (high and t.kind_high[t.card_kind[c]])]
+        if not places:
+            return -1
+        return 3 - min(places) if (rev and rules.four_of_a_kind.startswith("revolution")) else max(places)
+
+    for j in candidates:
+        p, s, w = int(table.rank[j]), int(table.size[j]), int(table.wild[j])
+        if not has(j):
+            continue
+        # The cards the play would take: the named natural cards, then the least wild cards held.
+        cards = [t.card_names.index(n) for n in table.cards[j]] + wild_cards[:w]
+        if lead:
+            ok = True
+        else:
+            higher = strength[p] > strength[top]
+            same = p == top and on_set
+            rank_ok = higher or (rules.equal_rank_beats and same)
+            if top_run:
+                bound = False  # a set never beats a run, but by the plays below
+            elif rules.size_rule == "equal":
+                bound = s == ts and rank_ok
+            elif rules.size_rule == "at_least":
+                bound = s >= ts and rank_ok
+            else:
+                bound = s > ts or (s == ts and rank_ok)
+            bound |= name[p] == rules.transparent_rank and s == ts and on_set
+            if same and rules.suit_rule == "colour" and not (rules.size_rule == "bigger_beats_any" and s > ts):
+                # an equal play must reverse the colours, every card having one (fine point 3)
+                r_top, b_top = reds_blacks(top_cards)
+                r_me, b_me = reds_blacks(cards)
+                size_ok = ENGINE_COLOUR_ANY_SIZE or (s == ts if rules.size_rule == "equal" else s >= ts)
+                bound = size_ok and all(c in colour and not t.card_wild[c] for c in cards) \
+                    and r_me == b_top and b_me == r_top
+            elif same and s == ts and name[p] != WILD and name[p] != rules.transparent_rank and (
+                    rules.suit_rule == "rank" or (rules.wild_tie != "equal" and t.has_wild)):
+                cmp = 0
+                if rules.suit_rule == "rank":
+                    mine, theirs = best_suit(cards, True), best_suit(top_cards, False)
+                    if mine >= 0 and theirs >= 0:
+                        cmp = int(np.sign(mine - theirs))
+                if cmp == 0 and rules.wild_tie != "equal" and (w > 0) != bool(st.top_wild[b]):
+                    cmp = 1 if (w == 0) == (rules.wild_tie == "natural_higher") else -1
+                bound = cmp > 0 or (cmp == 0 and bound)
+            if rules.suit_rule == "follow" and on_set and ts == 1 and len(top_cards) == 1 \
+                    and top_cards[0] in natural_card:
+                # a natural single binds: a single of its suit, or a wild or joker single (fine point 2)
+                suit = suit_of[top_cards[0]]
+                bound &= s == 1 and (w == 1 or name[p] in ("JK", "BJ", "RJ")
+                                     or (ENGINE_HIGH_SUITLESS and name[p] in rules.high_cards)
+                                     or (cards[0] in suit_of and suit_of[cards[0]] == suit))
+            ok = bound
+            ok |= name[p] in rules.trump_ranks and higher
+            ok |= name[p] in reset and s == 1
+            ok |= rules.four_of_a_kind == "bomb" and s >= 4
+            ok |= rules.complete_set_clears and same and int(st.top_count[b]) + s >= S
+            if name[p] in power and s % d == 0 and s // d <= len(power[name[p]]):
+                n = s // d
+                ok |= strength[top] < power_floor and n * d < ts <= d * power[name[p]][n - 1]
+        if st.first_lead[b]:
+            ok &= t.lowest_card in cards or t.card_names[t.lowest_card] in table.cards[j]
+        out[j] = ok
+    # Runs (fine point 6): natural cards of one suit at consecutive ranks, wild cards for the missing ones.
+    if rules.runs and (lead or top_run):
+        for j in np.flatnonzero(table.run):
+            suit = table.cards[j][0][-1]
+            lo = t.kinds.index(name[table.rank[j]])
+            ranks = rules.rank_order[lo:lo + table.run[j]]
+            nat = sum(1 for r in ranks if held.get(r + suit, 0) and r + suit not in rules.high_cards)
+            if nat == 0 or table.run[j] - nat > wild:
+                continue
+            if not lead:
+                if table.run[j] != top_run:
+                    continue
+                compared = ranks[0] if rev else ranks[-1]  # its highest card in the order in force
+                if strength[name.index(compared)] <= strength[top]:
+                    continue
+            if st.first_lead[b] and t.card_names[t.lowest_card] not in [r + suit for r in ranks]:
+                continue
+            out[j] = True
+    out[0] = not lead and not (rules.compulsory_beat and out[1:].any())
+    return out
 
 
 # --------------------------------------------------------------------------- checking sessions
@@ -332,7 +513,7 @@ def play_sessions(rules: Rules, seed: int, batch: int, start_ranks: str | None) 
         assert (kinds == st.counts).all() and (st.hands.sum(axis=2) == st.n_cards).all(), where
         assert st.legal.any(axis=1).all(), f"{where}: no legal action"
         for b in np.flatnonzero(live):
-            ref = reference_legal(rules, st, int(b))
+            ref = (reference_card_legal if rules.card_level else reference_legal)(rules, st, int(b))
             if not np.array_equal(st.legal[b], ref):
                 np.testing.assert_array_equal(st.legal[b], ref, err_msg=f"{where}: the mask of game {b}")
         # Who leads the hand (section 2), once the exchange is over.
@@ -366,7 +547,8 @@ def play_sessions(rules: Rules, seed: int, batch: int, start_ranks: str | None) 
                 starts[b, int(st.hand_no[b])] = st.take(np.array([b]))
                 _check_hand_start(rules, cards, st, b, where)
                 awaiting_lead[b] = True
-        assert (st.top_size <= S).all(), where
+        assert (st.top_size[st.top_run == 0] <= S).all(), where  # a run on top has its own length
+        assert (st.top_size[st.top_run > 0] == st.top_run[st.top_run > 0]).all(), where
     assert rec.done, f"{rules!r}: sessions not over after {max_hands} hands"
     if n_hands is not None:
         assert (hands_done == n_hands).all()

@@ -29,6 +29,7 @@ from president_env.core import (
 )
 from president_env.core import engine as E
 from president_env.core import observation as O
+from president_env.core.actions import action_table
 from president_env.core.scalar import ScalarGame
 from president_env.core.state import field_names
 
@@ -77,12 +78,16 @@ def events(rules: Rules, before: State, after: State, actions: np.ndarray) -> se
         out.add("next_hand")
     if (after.phase == OVER).any():
         out.add("session_over")
-    S = rules.max_set
+    table = action_table(rules)
     for b in np.flatnonzero(play & ~after.hand_over):
         a = int(actions[b])
-        rank, size = (a - 1) // S, (a - 1) % S + 1
+        rank, size = int(table.rank[a]), int(table.size[a])
         name = t.play_ranks[rank]
         cleared = after.top_rank[b] < 0
+        if table.card_level:
+            out |= card_events(rules, before, after, b, a)
+            if table.run[a]:
+                continue
         if rank == before.top_rank[b] and size == before.top_size[b]:
             if bool(before.top_wild[b]) != bool(after.top_wild[b]):
                 out.add("wild_tie_beat")
@@ -106,6 +111,39 @@ def events(rules: Rules, before: State, after: State, actions: np.ndarray) -> se
             out.add("forbidden_finish")
         if rules.pass_rule == "single_round" and cleared and before.top_rank[b] >= 0:
             out.add("round_over")
+    return out
+
+
+def card_events(rules: Rules, before: State, after: State, b: int, a: int) -> set[str]:
+    """Card-level rules: which section-8 situations a play (action ``a`` in game ``b``) made."""
+    t, table = tables(rules), action_table(rules)
+    out = set()
+    cleared = after.top_rank[b] < 0
+    on_set = before.top_rank[b] >= 0 and before.top_run[b] == 0
+    if before.claim_rank[b] >= 0:
+        out.add("claim")
+    if table.run[a]:
+        out.add("run_lead" if before.top_rank[b] < 0 else "run_beats_run")
+        if (after.moved[b] & t.card_wild).any():
+            out.add("run_with_wild")
+        if cleared:
+            out.add("run_clears")
+        return out
+    if before.top_run[b] > 0:
+        out.add("set_on_run")  # a trump, bomb, power or reset play
+    if not on_set:
+        return out
+    top = np.flatnonzero(before.top_cards[b])
+    suits = {rules.suit_order[t.card_suit[c]] for c in top if t.card_suit[c] >= 0}
+    if table.rank[a] == before.top_rank[b] and table.size[a] == before.top_size[b]:
+        if rules.suit_rule == "rank":
+            out.add("suit_beat")
+        if rules.suit_rule == "colour":
+            out.add("colour_reversed")
+    if rules.suit_rule == "follow" and before.top_size[b] == 1 and table.size[a] == 1 and table.cards[a]:
+        mine = table.cards[a][0][-1]
+        if suits and mine in suits:
+            out.add("followed_suit")
     return out
 
 
@@ -186,6 +224,25 @@ SPECIAL = {
                             {"eight_cut", "forbidden_finish"}),
     "no_exchange_no_reseat": (Rules(players=4, exchange=(), reseat=False, lead_after_first="scum",
                                     extra_cards_to="top_ranks", hands_per_session=3), {"next_hand"}),
+    # Card-level rules (section 8: suit_rule, runs)
+    "suit_rank_wild_revolution": (Rules(players=4, rank_order=SHORT, suit_rule="rank", wild_ranks={"9"},
+                                        four_of_a_kind="revolution", equal_rank_beats=True, target_points=6),
+                                  {"suit_beat", "revolution", "wild_play"}),
+    "suit_rank_wild_tie_two_decks": (Rules(players=5, decks=2, suit_rule="rank", wild_ranks={"2"},
+                                           wild_tie="natural_higher", target_points=4), {"suit_beat", "wild_play"}),
+    "follow_wild_jokers": (Rules(players=4, suit_rule="follow", jokers=2, joker_mode="wild", wild_ranks={"JK"},
+                                 high_cards=("JD",), target_points=4), {"followed_suit", "wild_play"}),
+    "colour_bigger_beats_any": (Rules(players=4, rank_order=SHORT, suit_rule="colour", size_rule="bigger_beats_any",
+                                      complete_set_clears=True, target_points=6), {"colour_reversed"}),
+    "runs_wild_quick_clear": (Rules(players=4, runs=3, jokers=2, joker_mode="wild", wild_ranks={"JK", "2"},
+                                    quick_clear=True, eight_cut=True, four_of_a_kind="revolution", target_points=4),
+                              {"run_lead", "run_beats_run", "run_with_wild", "claim"}),
+    "runs_trump_reset_bomb": (Rules(players=3, rank_order=SHORT, runs=3, trump_ranks={"T"}, reset_ranks={"3"},
+                                    four_of_a_kind="bomb", complete_set_clears=True, equal_play_skips=True,
+                                    equal_rank_beats=True, target_points=8),
+                              {"run_lead", "run_beats_run", "set_on_run"}),
+    "runs_two_decks_suits": (Rules(players=6, decks=2, runs=4, suit_rule="rank", wild_ranks={"2"},
+                                   pass_rule="single_round", target_points=4), {"run_lead", "suit_beat"}),
 }
 
 

@@ -14,6 +14,12 @@ field (``from_state`` / ``to_state``), and its observation equals
         g.step(g.legal[0])                  # g.legal: sorted legal action ids
     g.to_state()                            # a State with batch size 1
 
+On card-level rules (``suit_rule``, ``runs``) the legal ids come from the sets the player holds
+(cached per holding of a kind, grouped by rank-level id) and the runs it can make (cached per suit
+holding and wild count), filtered as the engine's ``_card_mask`` does; a play takes the cards its id
+names, then the least wild cards held (the engine's ``_select``). Rank-level rules take none of
+these paths.
+
 What stays in NumPy: the first deal of a session (``new`` calls ``engine.init``) and the
 shuffle of every later deal (the engine's counter-based hash of (key, hand number)), once
 per hand. Everything per decision (legal actions, plays, passes, give-backs, going out,
@@ -32,7 +38,7 @@ import numpy as np
 
 from . import engine as E
 from . import observation as O
-from .actions import describe_action
+from .actions import action_table, describe_action
 from .rules import Rules
 from .state import EXCHANGE, OVER, PLAY, State, field_names
 
@@ -101,6 +107,7 @@ class _Tab:
     rel: tuple[tuple[int, ...], ...]
     zeros_p: tuple[int, ...]
     int8_fields: tuple[tuple[str, tuple[int, ...], int, bool], ...]
+    cl: _CardTab | None = None        # card-level rules (suit_rule, runs): see _card_tab
     intervals: dict[tuple, tuple] = field(default_factory=dict)
 
 
@@ -159,7 +166,7 @@ def _tab(rules: Rules) -> _Tab:
         extras=bool(c.reset_play.any()) or rules.four_of_a_kind == "bomb" or rules.complete_set_clears
         or c.has_power,
         extra_obs=rules.revolution_by_singles or rules.hand_assignment == "expose" or rules.merchant_trade
-        or rules.quick_clear,
+        or rules.quick_clear or rules.card_level,
         off=off,
         onehot_top=onehots(R + 1),
         onehot_size=onehots(S, none_first=True),
@@ -168,6 +175,7 @@ def _tab(rules: Rules) -> _Tab:
         rel=tuple(tuple((s + c.d * j) % P for j in range(P)) for s in range(P)),
         zeros_p=(0,) * P,
         int8_fields=_int8_fields(E._empty(c, 1)),
+        cl=_card_tab(rules, c) if rules.card_level else None,
     )
 
 
@@ -180,6 +188,179 @@ def _int8_fields(st: State) -> tuple[tuple[str, tuple[int, ...], int, bool], ...
         if a.dtype in (np.int8, np.bool_):
             out.append((name, a.shape, a.size, a.dtype == np.bool_))
     return tuple(out)
+
+
+@dataclass(eq=False)
+class _CardTab:
+    """Card-level rules (``suit_rule``, ``runs``): the engine's ``_CardConsts`` as plain Python values, by
+    action id (index 0 is pass; set fields of a run are placeholders), and lazily filled caches."""
+
+    Js: int                                   # sets are ids 1..Js, runs Js+1..A-1
+    run: tuple[int, ...]                      # run length of each id (0: a set)
+    rid0: tuple[int, ...]                     # rank-level id - 1 (rank * S + size - 1) of a set, -1 a run
+    set_p: tuple[int, ...]                    # play rank
+    set_n: tuple[int, ...]                    # cards
+    set_w: tuple[int, ...]                    # wild cards
+    set_hi: tuple[int, ...]                   # strongest natural suit, -1 none
+    set_lo: tuple[int, ...]                   # weakest natural suit, 4 none
+    set_red: tuple[int, ...]
+    set_black: tuple[int, ...]
+    set_colour: tuple[bool, ...]
+    set_fsuit: tuple[int, ...]
+    low: tuple[bool, ...]                     # holds the lowest card (sets and runs)
+    need: tuple[tuple[tuple[int, int, int, int], ...], ...]  # per id: (kind, first card, end card, copies)
+    kind_sets: tuple[tuple[tuple[int, int, int, dict], ...], ...]  # per kind: (id, rid0, w, names needed)
+    wild_groups: tuple[tuple[int, int, int, tuple[tuple[int, int], ...]], ...]  # all-wild sets as groups
+    claim: dict[tuple[int, tuple[str, ...]], int]   # (play rank, natural names held) -> set id
+    single: dict[str, int]                    # card name -> its single's id (give-backs)
+    wild_single: int                          # the WILD single's id, -1 none
+    card_name: tuple[str, ...]
+    card_suit: tuple[int, ...]
+    card_red: tuple[bool, ...]
+    card_black: tuple[bool, ...]
+    card_fsuit: tuple[int, ...]
+    card_nat8: tuple[bool, ...]
+    run_pos: tuple[tuple[int, int] | None, ...]   # per card: (suit, kind) of a natural non-wild card, else None
+    runs_by_suit: tuple[tuple[tuple[int, int, int, int, int, bool], ...], ...]  # (id, window, L, cmp0, cmp1, low)
+    wild_suits: bool
+    suit_rule: str
+    rank_cmp: bool                            # suit_rule rank, or wild_tie with wild cards
+    wild_play: int                            # WILD's play rank, -1 none
+    hold_cache: tuple[dict, ...] = ()         # per kind: held cards -> groups (rid0, p, n, ((id, w), ...))
+    run_cache: dict = field(default_factory=dict)
+
+
+def _card_tab(rules: Rules, c: E._Consts) -> _CardTab:  # noqa: C901 - one table after another
+    t, cl = c.t, c.cl
+    at = action_table(rules)
+    A, Js, R = at.n, cl.Js, c.R
+    names = t.card_names
+    first: dict[str, int] = {}
+    ncopy: dict[str, int] = {}
+    for i, n in enumerate(names):
+        first.setdefault(n, i)
+        ncopy[n] = ncopy.get(n, 0) + 1
+    ck = [int(k) for k in t.card_kind]
+
+    def per_set(arr, default) -> tuple:
+        return (default,) + tuple(x.item() if hasattr(x, "item") else x for x in arr) + (default,) * (A - 1 - Js)
+
+    need = []
+    for j in range(A):
+        cnt: dict[str, int] = {}
+        for n in at.cards[j]:
+            cnt[n] = cnt.get(n, 0) + 1
+        need.append(tuple((ck[first[n]], first[n], first[n] + ncopy[n], m) for n, m in cnt.items()))
+    run = tuple(int(x) for x in at.run)
+    rid0 = tuple(int(r) - 1 if j and run[j] == 0 else -1 for j, r in enumerate(at.rank_id))
+    kind_sets: list[list] = [[] for _ in range(t.n_kinds)]
+    wild_groups = []
+    claim = {}
+    single: dict[str, int] = {}
+    wild_single = -1
+    for j in range(1, Js + 1):
+        p, n, w = int(at.rank[j]), int(at.size[j]), int(at.wild[j])
+        k = int(t.play_kind[p])
+        if k < 0:
+            wild_groups.append((rid0[j], p, n, ((j, w),)))
+            if n == 1:
+                wild_single = j
+            continue
+        cnt = {}
+        for name in at.cards[j]:
+            cnt[name] = cnt.get(name, 0) + 1
+        kind_sets[k].append((j, rid0[j], w, cnt))
+        if w == 0:
+            claim[p, at.cards[j]] = j
+            if n == 1:
+                single[at.cards[j][0]] = j
+    NR = cl.NR
+    run_pos = tuple((int(t.card_suit[i]), ck[i]) if ck[i] < NR and not t.card_wild[i] else None
+                    for i in range(len(names)))
+    runs_by_suit: list[list] = [[] for _ in range(4)]
+    for i, j in enumerate(range(Js + 1, A)):
+        lo = int(t.play_kind[at.rank[j]])
+        L = run[j]
+        window = ((1 << L) - 1) << lo
+        runs_by_suit[int(cl.run_s[i])].append((j, window, L, int(cl.run_cmp[0, i]), int(cl.run_cmp[1, i]),
+                                               bool(cl.run_low[i])))
+    low = per_set(cl.set_low, False)
+    if Js < A - 1:
+        low = low[:Js + 1] + tuple(bool(x) for x in cl.run_low)
+    return _CardTab(
+        Js=Js, run=run, rid0=rid0,
+        set_p=per_set(cl.set_p, -1), set_n=per_set(cl.set_n, 0), set_w=per_set(cl.set_w, 0),
+        set_hi=per_set(cl.set_hi, -1), set_lo=per_set(cl.set_lo, 4), set_red=per_set(cl.set_red, 0),
+        set_black=per_set(cl.set_black, 0), set_colour=per_set(cl.set_colour, False),
+        set_fsuit=per_set(cl.set_fsuit, -1), low=low,
+        need=tuple(need), kind_sets=tuple(tuple(x) for x in kind_sets), wild_groups=tuple(wild_groups),
+        claim=claim, single=single, wild_single=wild_single, card_name=tuple(names),
+        card_suit=tuple(int(x) for x in t.card_suit), card_red=tuple(bool(x) for x in cl.card_red),
+        card_black=tuple(bool(x) for x in cl.card_black), card_fsuit=tuple(int(x) for x in cl.card_fsuit),
+        card_nat8=tuple(bool(x) for x in cl.card_nat8), run_pos=run_pos,
+        runs_by_suit=tuple(tuple(x) for x in runs_by_suit), wild_suits=bool(cl.wild_suits),
+        suit_rule=rules.suit_rule, rank_cmp=rules.suit_rule == "rank" or (rules.wild_tie != "equal" and t.has_wild),
+        wild_play=R - 1 if t.has_wild else -1,
+        hold_cache=tuple({} for _ in range(t.n_kinds)),
+    )
+
+
+def _card_parts(tb: _Tab, top: int, ts: int, rev: bool, on_run: bool, top_count: int
+                ) -> tuple[tuple[bool, ...], tuple[bool, ...]]:
+    """Card-level rules: the engine's ``_rank_parts`` for one game, uncapped (holding a set's cards implies
+    its rank and size fit the holdings) and without the first-lead restriction (``low`` does that): per
+    rank-level id - 1, (bound, extra)."""
+    rules = tb.rules
+    R, S = tb.R, tb.S
+    strength = tb.strength[1 if (rev and tb.revolutions) else 0]
+    lead = top < 0
+    top_str = strength[max(top, 0)]
+    if on_run:
+        ts = min(ts, S + 1)
+    big = S + 1
+    bound = [False] * (R * S)
+    extra = [False] * (R * S)
+    for r in range(R):
+        higher = strength[r] > top_str
+        same = r == top
+        ok = (higher or same) if rules.equal_rank_beats else higher
+        if rules.size_rule == "equal":
+            lo, hi = (ts, ts) if ok else (big, 0)
+        elif rules.size_rule == "at_least":
+            lo, hi = (ts, big) if ok else (big, 0)
+        else:  # bigger_beats_any
+            lo, hi = (ts if ok else ts + 1), big
+        if r == tb.transparent:
+            lo, hi = ts, max(hi, ts)
+        if on_run:
+            hi = 0
+        if lead:
+            lo, hi = 1, big
+        base = r * S
+        for s in range(max(lo, 1), min(hi, S) + 1):
+            bound[base + s - 1] = True
+        if lead:
+            continue
+        if tb.trump_play[r] and higher:
+            for s in range(S):
+                extra[base + s] = True
+        if tb.has_power and top_str < tb.power_floor[1 if (rev and tb.revolutions) else 0]:
+            for m in tb.power_lut[r][0 if ts > S else ts]:
+                extra[base + m - 1] = True
+        if rules.complete_set_clears and same and not on_run:
+            for s in range(max(S - top_count, 1), S + 1):
+                extra[base + s - 1] = True
+    if rules.revolution_reset_rank is None:
+        resets = tb.reset_ranks[0]
+    else:
+        resets = tb.reset_ranks[1 if rev else 0]
+    for r in resets:
+        extra[r * S] = True
+    if tb.bomb:
+        for r in range(R):
+            for s in range(4, S + 1):
+                extra[r * S + s - 1] = True
+    return tuple(bound), tuple(extra)
 
 
 def _intervals(tb: _Tab, top_rank: int, ts: int, rev: bool, top_wild: bool, natural: bool,
@@ -260,7 +441,7 @@ class ScalarGame:
         "top_wild", "top_count", "first_lead", "passed", "finish", "next_best", "next_worst",
         "revolution", "direction", "played", "discarded", "exch_step", "exch_in", "exch_out",
         "points", "hand_points", "hand_over", "last_finish", "single_row", "exposed", "trade_pick",
-        "top_own", "qc_count", "claim_rank", "claim_next", "moved", "legal",
+        "top_own", "qc_count", "claim_rank", "claim_next", "top_run", "top_cards", "played_cards", "moved", "legal",
     )
 
     def __init__(self, rules: Rules) -> None:
@@ -289,7 +470,8 @@ class ScalarGame:
         if state.hands.shape[1:] != (tb.P, tb.C) or state.counts.shape[2] != tb.K:
             raise ValueError(f"state does not fit these rules: hands {state.hands.shape[1:]}, expected {(tb.P, tb.C)}")
         sub = state.take(idx)
-        names = [n for n in ScalarGame.__slots__ if n not in ("rules", "_t", "hands", "player_seat", "moved", "legal")]
+        names = [n for n in ScalarGame.__slots__
+                 if n not in ("rules", "_t", "hands", "player_seat", "top_cards", "moved", "legal")]
         cols = {n: getattr(sub, n).tolist() for n in names}
         games = []
         P, K, card_kind = tb.P, tb.K, tb.card_kind
@@ -301,12 +483,17 @@ class ScalarGame:
         moved: list[list[int]] = [[] for _ in range(idx.size)]
         for gi, card in zip(mg.tolist(), mc.tolist(), strict=True):
             moved[gi].append(card)
+        tg, tc = np.nonzero(sub.top_cards)
+        top_cards: list[list[int]] = [[] for _ in range(idx.size)]
+        for gi, card in zip(tg.tolist(), tc.tolist(), strict=True):
+            top_cards[gi].append(card)
         for i in range(idx.size):
             g = cls(rules)
             for n in names:
                 setattr(g, n, cols[n][i])
             g.hands = hands[i]
             g.moved = moved[i]
+            g.top_cards = top_cards[i]
             g.player_seat = [0] * P
             for s, p in enumerate(g.seat_player):
                 g.player_seat[p] = s
@@ -349,6 +536,9 @@ class ScalarGame:
         legal = [0] * tb.A
         for a in self.legal:
             legal[a] = 1
+        top_cards = [0] * C
+        for card in self.top_cards:
+            top_cards[card] = 1
         values = {
             "phase": (self.phase,), "seat_player": self.seat_player, "dealer": (self.dealer,), "social": self.social,
             "hands": hands, "counts": [x for row in self.counts for x in row], "n_cards": self.n_cards,
@@ -362,7 +552,8 @@ class ScalarGame:
             "hand_over": (self.hand_over,), "last_finish": self.last_finish, "moved": moved, "legal": legal,
             "single_row": (self.single_row,), "exposed": self.exposed, "trade_pick": self.trade_pick,
             "top_own": (self.top_own,), "qc_count": (self.qc_count,), "claim_rank": (self.claim_rank,),
-            "claim_next": (self.claim_next,),
+            "claim_next": (self.claim_next,), "top_run": (self.top_run,), "top_cards": top_cards,
+            "played_cards": self.played_cards,
         }
         flat: list[int] = []
         for name, _, _, _ in tb.int8_fields:
@@ -414,7 +605,7 @@ class ScalarGame:
             v += tb.zeros_p
         else:
             v += tb.onehot_top[top]
-            v += tb.onehot_size[self.top_size]
+            v += tb.onehot_size[0 if self.top_run else self.top_size]
             v += tb.onehot_owner[(tb.d * (self.top_owner - seat)) % P]
         my_turn = self.current == seat and phase != OVER
         n_cards, passed, finish, social, points, sp = (
@@ -456,14 +647,31 @@ class ScalarGame:
         if rules.quick_clear:
             v.append(self.current == seat and self.phase != OVER and self.claim_rank >= 0)
             v.append(self.qc_count)
+        if tb.cl is not None:
+            C = tb.C
+            own = [0] * C
+            for cards in self.hands[seat]:
+                for card in cards:
+                    own[card] = 1
+            v += own
+            v += self.played_cards
+            top = [0] * C
+            for card in self.top_cards:
+                top[card] = 1
+            v += top
+            if rules.runs:
+                v.append(self.top_run)
 
     # ------------------------------------------------------------------ legal actions
     def _refresh_legal(self) -> None:
         phase = self.phase
         if phase == PLAY:
-            self.legal = self._play_legal()
+            self.legal = self._play_legal() if self._t.cl is None else self._card_legal()
         elif phase == EXCHANGE:
             tb = self._t
+            if tb.cl is not None:
+                self.legal = self._card_exchange_legal()
+                return
             cnt = self.counts[self.current]
             S, pk = tb.S, tb.play_kind
             ids = [1 + r * S for r in range(tb.Rn) if cnt[pk[r]] > 0]
@@ -557,6 +765,345 @@ class ScalarGame:
             return [tb.lowest_play_rank * S + s for s in sorted(sizes[tb.lowest_play_rank])]
         return [r * S + s for r in range(R) for s in sorted(sizes[r])]
 
+    # ------------------------------------------------------------------ card-level rules
+    def _card_exchange_legal(self) -> list[int]:
+        """Card-level give-backs and trades: a single of any card held (the WILD single for wild cards)."""
+        tb = self._t
+        cl = tb.cl
+        single, name = cl.single, cl.card_name
+        ids = set()
+        wild = False
+        for k, held in enumerate(self.hands[self.current]):
+            if not held:
+                continue
+            if k in tb.wild_kinds:
+                wild = True
+                continue
+            for c in held:
+                ids.add(single[name[c]])
+        if wild:
+            ids.add(cl.wild_single)
+        return sorted(ids)
+
+    def _hold_groups(self, k: int, held: list[int]) -> tuple:
+        """The sets of kind ``k``'s play rank whose natural cards ``held`` has, grouped by rank-level id:
+        rows (rid0, play rank, size, ((id, wild cards), ...)), wild cards ascending (cached)."""
+        cl = self._t.cl
+        cache = cl.hold_cache[k]
+        key = tuple(held)
+        groups = cache.get(key)
+        if groups is None:
+            have: dict[str, int] = {}
+            for c in held:
+                n = cl.card_name[c]
+                have[n] = have.get(n, 0) + 1
+            by_rid: dict[int, list] = {}
+            for j, rid0, w, need in cl.kind_sets[k]:
+                if all(have.get(n, 0) >= m for n, m in need.items()):
+                    by_rid.setdefault(rid0, []).append((j, w))
+            groups = cache[key] = tuple((rid0, cl.set_p[m[0][0]], cl.set_n[m[0][0]], tuple(m))
+                                        for rid0, m in by_rid.items())
+        return groups
+
+    def _card_legal(self) -> list[int]:  # noqa: C901 - one block per option, as the engine's _card_mask
+        """Legal plays on card-level rules (the engine's ``_card_mask`` and ``_run_mask`` for one game)."""
+        tb = self._t
+        cl = tb.cl
+        rules = self.rules
+        hand = self.hands[self.current]
+        if self.claim_rank >= 0:  # quick_clear: claim every natural card of the rank, or decline
+            r = self.claim_rank
+            return [0, cl.claim[r, tuple(cl.card_name[c] for c in hand[tb.play_kind[r]])]]
+        S = tb.S
+        top, ts, rev = self.top_rank, self.top_size, self.revolution
+        top_run = self.top_run
+        key = ("card", top, ts, rev, top_run > 0, self.top_count if rules.complete_set_clears else 0)
+        parts = tb.intervals.get(key)
+        if parts is None:
+            parts = tb.intervals[key] = _card_parts(tb, top, ts, rev, top_run > 0, self.top_count)
+        bound, extra = parts
+        wild_cards = [c for wk in tb.wild_kinds for c in hand[wk]] if tb.has_wild else []
+        w = len(wild_cards)
+        lead = top < 0
+        first = self.first_lead
+        low = cl.low
+        mode = 0                  # 1: colour, 2: suit rank / wild tie, for sets of the top's rank (and size)
+        bind = False              # follow: singles of the top's suit only
+        fs = top_black = top_red = top_key = top_rid0 = -1
+        if not lead and not top_run:
+            top_cards = self.top_cards
+            if cl.suit_rule == "colour":
+                mode = 1
+                top_red = sum(1 for c in top_cards if cl.card_red[c])
+                top_black = sum(1 for c in top_cards if cl.card_black[c])
+                bba = rules.size_rule == "bigger_beats_any"
+            elif cl.rank_cmp:
+                mode = 2
+                top_rid0 = top * S + ts - 1
+                suit_cmp = cl.suit_rule == "rank"
+                rev_suits = rev and tb.revolutions
+                if suit_cmp:
+                    suits = [cl.card_suit[c] for c in top_cards]
+                    if rev_suits:
+                        top_lo = min((s for s in suits if s >= 0), default=4)
+                        top_key = 3 - top_lo if top_lo < 4 else -1
+                    else:
+                        top_key = max(suits, default=-1)
+                wild_tie = rules.wild_tie if tb.has_wild else "equal"
+                top_wild = self.top_wild
+            if cl.suit_rule == "follow" and ts == 1:
+                fs = max((cl.card_fsuit[c] for c in top_cards), default=-1)
+                bind = fs >= 0
+        ids: list[int] = []
+        groups: list = []
+        for k, held in enumerate(hand):
+            if held and cl.kind_sets[k]:
+                groups += self._hold_groups(k, held)
+        if w:
+            groups += cl.wild_groups
+        for rid0, p, n, members in groups:
+            b = bound[rid0]
+            e = extra[rid0]
+            special = (mode == 1 and p == top and (not bba or n <= ts)) or \
+                (mode == 2 and rid0 == top_rid0 and p != tb.transparent and p != cl.wild_play)
+            if not special:
+                if not (b or e):
+                    continue
+                if e or not bind:  # every member held
+                    for j, jw in members:
+                        if jw > w:
+                            break
+                        if not first or low[j]:
+                            ids.append(j)
+                    continue
+            for j, jw in members:
+                if jw > w:
+                    break
+                ok = b
+                if special and mode == 1:
+                    ok = cl.set_colour[j] and cl.set_red[j] == top_black and cl.set_black[j] == top_red
+                elif special:
+                    cmp = 0
+                    if suit_cmp:
+                        hi, lo = cl.set_hi[j], cl.set_lo[j]
+                        if jw and cl.wild_suits:
+                            for c in wild_cards[:jw]:
+                                s = cl.card_suit[c]
+                                if s >= 0:
+                                    hi = max(hi, s)
+                                    lo = min(lo, s)
+                        mine = (3 - lo if lo < 4 else -1) if rev_suits else hi
+                        if mine >= 0 and top_key >= 0:
+                            cmp = (mine > top_key) - (mine < top_key)
+                    if cmp == 0 and wild_tie != "equal" and (jw > 0) != top_wild:
+                        win = (not jw and top_wild) if wild_tie == "natural_higher" else (jw and not top_wild)
+                        cmp = 1 if win else -1
+                    ok = cmp > 0 or (cmp == 0 and b)
+                if bind:
+                    ok = ok and n == 1 and (cl.set_fsuit[j] == fs or cl.set_fsuit[j] < 0)
+                if (ok or e) and (not first or low[j]):
+                    ids.append(j)
+        if rules.runs and (lead or top_run):
+            ids += self._run_legal(hand, w, lead)
+        ids.sort()
+        if not lead and not (ids and rules.compulsory_beat):
+            ids.insert(0, 0)
+        return ids
+
+    def _run_legal(self, hand: list[list[int]], w: int, lead: bool) -> list[int]:
+        """Runs the player can make (a natural card at least, wild cards for the rest) that lead, or beat the
+        run on top: the same length and a higher compared card in the current order (the engine's _run_mask)."""
+        tb = self._t
+        cl = tb.cl
+        masks = [0, 0, 0, 0]
+        pos = cl.run_pos
+        for cards in hand:
+            for c in cards:
+                sp = pos[c]
+                if sp is not None:
+                    masks[sp[0]] |= 1 << sp[1]
+        cache = cl.run_cache
+        out = []
+        rev = 1 if self.revolution else 0
+        strength = tb.strength[rev]
+        top_str = strength[max(self.top_rank, 0)]
+        top_run = self.top_run
+        first = self.first_lead
+        for s in range(4):
+            m = masks[s]
+            if not m:
+                continue
+            key = (s, m, w)
+            runs = cache.get(key)
+            if runs is None:
+                runs = cache[key] = tuple(r for r in cl.runs_by_suit[s]
+                                          if (r[1] & m) and r[2] - (r[1] & m).bit_count() <= w)
+            for j, _, L, cmp0, cmp1, lw in runs:
+                if lead:
+                    if not first or lw:
+                        out.append(j)
+                elif L == top_run and strength[cmp1 if rev else cmp0] > top_str:
+                    if not first or lw:
+                        out.append(j)
+        return out
+
+    def _select(self, seat: int, a: int) -> tuple[list[int], int]:
+        """Card-level: remove and return the cards action ``a`` takes (its named natural cards, the first copy
+        held of each name, then the least wild cards held) and how many are wild (the engine's ``_select``)."""
+        tb = self._t
+        hand = self.hands[seat]
+        counts = self.counts[seat]
+        played = self.played
+        sel: list[int] = []
+        for k, lo, hi, m in tb.cl.need[a]:
+            held = hand[k]
+            got = [c for c in held if lo <= c < hi][:m]
+            if got:
+                for c in got:
+                    held.remove(c)
+                counts[k] -= len(got)
+                played[k] += len(got)
+                sel += got
+        need = tb.act_size[a] - len(sel)
+        n_wild = 0
+        if tb.has_wild:
+            for wk in tb.wild_kinds:
+                if need == 0:
+                    break
+                held = hand[wk]
+                m = min(need, len(held))
+                if m:
+                    sel += held[:m]
+                    del held[:m]
+                    counts[wk] -= m
+                    played[wk] += m
+                    need -= m
+                    n_wild += m
+        sel.sort()
+        return sel, n_wild
+
+    def _play_card(self, a: int) -> bool:  # noqa: C901 - one block per option, as the engine's _play
+        """Card-level rules: a play (a set or a run) or pass of the seat to act; returns whether the hand ended."""
+        tb = self._t
+        rules = self.rules
+        P, S = tb.P, tb.S
+        cur = self.current
+        size = tb.act_size[a]
+        rank = tb.act_rank[a]
+        passed = self.passed
+        old_rank = self.top_rank
+        old_size = self.top_size
+        n_cards = self.n_cards
+        clear_self = clear_next = claim_play = False
+        not_run = True
+        if size:
+            sel, n_wild = self._select(cur, a)
+            pc = self.played_cards
+            for c in sel:
+                pc[c] = True
+            is_run = tb.cl.run[a] > 0
+            not_run = not is_run and not self.top_run
+            n_cards[cur] -= size
+            self.moved = sel
+            eff = rank
+            if is_run:  # on top as the rank it is compared by (runs never start a revolution)
+                eff = rank if self.revolution else rank + size - 1
+            if rank == tb.transparent and old_rank >= 0 and size == old_size and not_run:
+                eff = old_rank
+            if rules.complete_set_clears:
+                self.top_count = self.top_count + size if (eff == old_rank and not_run) else size
+            self.top_rank = eff
+            self.top_size = size
+            self.top_owner = cur
+            self.top_wild = n_wild > 0
+            self.first_lead = False
+            self.top_cards = sel[:]
+            if rules.runs:
+                self.top_run = tb.cl.run[a]
+            if tb.quick_clear:  # natural cards of the play's own rank in consecutive plays at the top
+                claim_play = self.claim_rank >= 0
+                nat_n = size - n_wild
+                own = -1 if is_run else rank
+                self.qc_count = self.qc_count + nat_n if own == self.top_own else nat_n
+                self.top_own = own
+                self.claim_rank = self.claim_next = -1
+            if tb.may_replay:
+                for s in range(P):
+                    passed[s] = False
+            elif tb.single_round:
+                passed[cur] = True
+            reset = size == 1 and rank in tb.reset_ranks[self.revolution]  # the order before the play
+            flip = size >= 4 and not is_run  # a run is never a four of a kind
+            four = flip
+            if rules.revolution_by_singles:
+                row = (self.single_row + 1) if (size == 1 and eff == old_rank and old_size == 1) else int(size == 1)
+                self.single_row = row
+                flip = flip or (size == 1 and (row == 4 or (row == 8 and S == 8)))
+            if tb.revolutions and flip:
+                self.revolution = not self.revolution
+                if tb.reverses:
+                    self.direction = -self.direction
+            if tb.eight >= 0:
+                eight = any(tb.cl.card_nat8[c] for c in sel) if is_run else rank == tb.eight
+            else:
+                eight = False
+            clear_self = ((tb.trump_play[rank] and not is_run) or (tb.bomb and four) or eight
+                          or (rules.complete_set_clears and self.top_count >= S) or claim_play)
+            clear_next = not clear_self and reset
+            if n_cards[cur] == 0:
+                self._go_out(cur, sel)
+        else:
+            self.moved = []
+            passed[cur] = True
+            is_run = False
+
+        alive = [n > 0 for n in n_cards]
+        ended = sum(alive) <= 1
+        direction = self.direction
+        owner = self.top_owner
+        can_act = [alive[s] and not passed[s] for s in range(P)]
+        trick_end = clear_self or clear_next or not any(can_act[s] for s in range(P) if s != owner)
+        start = cur
+        again = False
+        if tb.skips and size and rank == old_rank and not trick_end and not ended and not_run:
+            start, again = self._skip(cur, size - old_size + 1, alive)
+            can_act = [alive[s] and not passed[s] for s in range(P)]
+            if tb.single_round and not any(can_act[s] for s in range(P) if s != owner):
+                trick_end = True
+        nxt = cur if again else self._seat_after(start, direction, can_act)
+        claimer = -1
+        if tb.quick_clear and size and not (claim_play or clear_self or clear_next or ended or is_run):
+            claimer = self._claimer(rank, cur)
+        if trick_end:
+            owner = cur if clear_next else owner
+            if not clear_next and alive[owner]:
+                leader = owner
+            else:
+                leader = self._seat_after(owner, direction, alive)
+            nxt = leader
+            self.top_rank = -1
+            self.top_size = 0
+            self.top_owner = -1
+            self.top_wild = False
+            self.top_count = 0
+            self.single_row = 0
+            self.top_own, self.qc_count = -1, 0
+            self.top_run = 0
+            self.top_cards = []
+            for s in range(P):
+                passed[s] = False
+            self.leader = leader
+        if claimer >= 0:  # the claimer decides first; then the normal turn goes on
+            self.claim_rank, self.claim_next = rank, nxt
+            nxt = claimer
+        self.current = nxt
+        if ended:
+            self.phase = OVER
+            self.legal = [0]
+        else:
+            self.legal = self._card_legal()
+        return ended
+
     # ------------------------------------------------------------------ stepping
     def step(self, action: int) -> None:
         """Apply one action (an id in ``legal``); raises :class:`IllegalActionError` otherwise."""
@@ -572,9 +1119,9 @@ class ScalarGame:
             self.current = self.claim_next
             self.claim_rank = self.claim_next = -1
             self.moved = []
-            self.legal = self._play_legal()
+            self.legal = self._play_legal() if tb.cl is None else self._card_legal()
         elif phase == PLAY:
-            if self._play(action):
+            if (self._play(action) if tb.cl is None else self._play_card(action)):
                 last = self.moved
                 self._end_hand()
                 self.moved = last
@@ -827,7 +1374,10 @@ class ScalarGame:
         recv = self.current
         k = tb.play_kind[tb.act_rank[a]]
         hand = self.hands[recv]
-        if k >= 0:
+        if tb.cl is not None and k >= 0:  # card-level: the first copy held of the card the id names
+            k, lo, hi, _ = tb.cl.need[a][0]
+            card = next(c for c in hand[k] if lo <= c < hi)
+        elif k >= 0:
             card = hand[k][0]
         else:
             card = next(hand[wk][0] for wk in tb.wild_kinds if hand[wk])
@@ -951,6 +1501,7 @@ class ScalarGame:
         self.single_row = 0
         self.trade_pick = [-1] * P
         self.top_own, self.qc_count, self.claim_rank, self.claim_next = -1, 0, -1, -1
+        self.top_run, self.top_cards, self.played_cards = 0, [], [False] * tb.C
         social = self.social
         seat_of_rank = [social.index(r) for r in range(P)]
         self.leader = self.current = seat_of_rank[0 if self.rules.lead_after_first == "president" else P - 1]
