@@ -216,13 +216,13 @@ SLOW = draw_rules(SLOW_SEED, SLOW_COMBOS)
 
 
 # --------------------------------------------------------------------------- card-level legal actions
-# Where the engine reads the rule book otherwise (reported, under discussion): a high card played has no
-# suit (a single follows any suit under ``follow``, ``rank`` does not compare it); the printed colour of
-# wild cards on top counts under ``colour``; and under ``colour`` a same-rank play that reverses the colours
-# beats whatever its size. False = the rule book.
-ENGINE_HIGH_SUITLESS = True
-ENGINE_WILD_COLOURS = True
-ENGINE_COLOUR_ANY_SIZE = True
+# Readings of the rule book that an engine could get wrong, kept as switches so that the reference can be
+# pointed at the other reading: a high card played has no suit; the printed colour of a wild card counts
+# under ``colour``; under ``colour`` a same-rank play that reverses the colours beats whatever its size.
+# False = the rule book, which the engines follow (docs/rules.md choices 34 and 35).
+ENGINE_HIGH_SUITLESS = False
+ENGINE_WILD_COLOURS = False
+ENGINE_COLOUR_ANY_SIZE = False
 
 
 @functools.lru_cache(maxsize=64)
@@ -293,7 +293,7 @@ def reference_card_legal(rules: Rules, st: State, b: int) -> np.ndarray:  # noqa
                if t.card_names[c] not in ("JK", "BJ", "RJ")}
     colour = {c: ("red" if t.card_names[c][-1] in "DH" else "black") for c in suit_of
               if not t.card_wild[c] or ENGINE_WILD_COLOURS}
-    natural_card = {c for c in suit_of if not t.card_wild[c] and not t.kind_high[t.card_kind[c]]}
+    natural_card = {c for c in suit_of if not t.card_wild[c]}   # high cards keep their printed suit (fine point 1)
 
     def reds_blacks(cards) -> tuple[int, int]:
         cs = [colour.get(c) for c in cards]

@@ -234,7 +234,7 @@ def _card_consts(rules: Rules, t: Tables, at) -> _CardConsts:  # noqa: C901 - on
     for j in rows:
         p = int(at.rank[j])
         names = at.cards[j]
-        sts = [int(suit[name_index[n]]) for n in names] if suited_kind[p] else []
+        sts = [int(suit[name_index[n]]) for n in names if suit[name_index[n]] >= 0]  # printed suits (high cards too)
         if suited_kind[p]:
             set_need[j - 1] = sum(base ** s_ for s_ in sts)
         elif t.play_kind[p] >= 0:
@@ -244,7 +244,7 @@ def _card_consts(rules: Rules, t: Tables, at) -> _CardConsts:  # noqa: C901 - on
         red.append(sum(rules.suit_order[s_] in "DH" for s_ in sts))
         black.append(sum(rules.suit_order[s_] in "CS" for s_ in sts))
         colour.append(bool(sts) and at.wild[j] == 0)
-        single_nat = at.size[j] == 1 and at.wild[j] == 0 and suited_kind[p]
+        single_nat = at.size[j] == 1 and at.wild[j] == 0 and bool(sts)     # a natural or high card: its suit
         fsuit.append(sts[0] if single_nat else -1)
         low.append(lowest in names)
         if at.wild[j] == 0 and t.play_kind[p] >= 0:
@@ -270,6 +270,7 @@ def _card_consts(rules: Rules, t: Tables, at) -> _CardConsts:  # noqa: C901 - on
     group_first = np.array([name_index[n] for n in t.card_names], dtype=np.int64)
     suit_letter = np.array([rules.suit_order[s_] if s_ >= 0 else "" for s_ in suit])
     natural_card = (t.card_kind < NR) & ~t.card_wild
+    printed = (suit >= 0) & ~t.card_wild          # a card whose suit and colour count (wild cards have none)
     eight = [k for k in range(NR) if t.kinds[k] == "8"]
     # Per play rank, one table from (held code, wild cards held) to its holdable sets.
     set_w = at.wild[1:Js + 1]
@@ -324,8 +325,8 @@ def _card_consts(rules: Rules, t: Tables, at) -> _CardConsts:  # noqa: C901 - on
         run_lo_idx=run_s * (NR + 1) + run_lo_pos, run_hi_idx=run_s * (NR + 1) + run_lo_pos + run_L,
         run_low=np.array([lowest in at.cards[j] for j in run_ids], dtype=bool),
         pres_mat=pres_mat, NR=NR, need_card=need_card, group_first=group_first,
-        card_red=np.isin(suit_letter, ["D", "H"]), card_black=np.isin(suit_letter, ["C", "S"]),
-        card_fsuit=np.where(natural_card, suit, -1),
+        card_red=np.isin(suit_letter, ["D", "H"]) & printed, card_black=np.isin(suit_letter, ["C", "S"]) & printed,
+        card_fsuit=np.where(printed, suit, -1),
         card_nat8=natural_card & np.isin(t.card_kind, eight),
         wild_suits=bool((t.card_wild & (suit >= 0)).any()),
     )
@@ -904,10 +905,10 @@ def _patch(c: _Consts, sets: np.ndarray, code: np.ndarray, legal: np.ndarray, ex
     cl = c.cl
     p = cl.set_p[cols]
     n = cl.set_n[cols] - 1
-    gg = g[:, None]
-    free = extra[gg, p, n] if extra is not None else False
+    free = extra[g[:, None], p, n] if extra is not None else False
     held = cl.holdj[cols * (cl.ncode * (cl.W + 1)) + np.take_along_axis(code[g], p, axis=1)]
-    sets[gg, cols] = np.where(ok, (bound | free) & held, sets[gg, cols])
+    gi, ki = np.nonzero(ok)   # only the real columns (padding points at column 0, which may be real too)
+    sets[g[gi], cols[gi, ki]] = ((bound | free) & held)[gi, ki]
 
 
 def _card_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:  # noqa: C901 - one block per option
@@ -947,6 +948,8 @@ def _card_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:  # noqa: C901
             red = (top_cards[g] & cl.card_red).sum(axis=1)[:, None]
             black = (top_cards[g] & cl.card_black).sum(axis=1)[:, None]
             reverse = cl.set_colour[cols] & (cl.set_red[cols] == black) & (cl.set_black[cols] == red)
+            n = cl.set_n[cols]   # the size rule still holds (fine point 3 lifts only the rank)
+            reverse &= (n >= ts[g][:, None]) if rules.size_rule == "at_least" else (n == ts[g][:, None])
             _patch(c, sets, code, legal, extra, g, cols, ok, reverse)
     elif rules.suit_rule == "rank" or (rules.wild_tie != "equal" and c.t.has_wild):
         g = np.flatnonzero(on_set)

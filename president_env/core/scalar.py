@@ -880,8 +880,9 @@ class ScalarGame:
                 if jw > w:
                     break
                 ok = b
-                if special and mode == 1:
-                    ok = cl.set_colour[j] and cl.set_red[j] == top_black and cl.set_black[j] == top_red
+                if special and mode == 1:  # reversed colours, and the size rule still holds
+                    ok = cl.set_colour[j] and cl.set_red[j] == top_black and cl.set_black[j] == top_red and \
+                        (n >= ts if rules.size_rule == "at_least" else n == ts)
                 elif special:
                     cmp = 0
                     if suit_cmp:
