@@ -178,3 +178,19 @@ def play(rules: Rules, st: State, *moves: str | tuple[int, str]) -> State:
 def play_all(rules: Rules, st: State, moves: Iterable[tuple[int, str]]) -> State:
     """:func:`play` over an iterable of ``(player, move)`` pairs."""
     return play(rules, st, *moves)
+
+
+def player_counts(name: str) -> list[int]:
+    """Every player count preset ``name`` allows (3 to 8, 12 with two decks; merchant_trade needs two
+    players between the exchanging pairs)."""
+    from president_env.core.rules import RulesError, preset
+
+    top = 12 if preset(name).decks == 2 else 8
+    out = []
+    for p in range(3, top + 1):
+        try:
+            preset(name, players=p)
+        except RulesError:
+            continue
+        out.append(p)
+    return out

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import numpy as np
 import pytest
-from helpers import actor, game, hand, legal_moves, play, seat_of, top
+from helpers import actor, game, hand, legal_moves, play, player_counts, seat_of, top
 
 from president_env.core import (
     EXCHANGE,
@@ -747,18 +747,7 @@ def test_runs_appear_in_daifugo_runs_records() -> None:
 
 
 # =========================================================================== random games
-def _counts(name: str) -> list[int]:
-    out = []
-    for p in range(3, 9):
-        try:
-            preset(name, players=p)
-        except RulesError:
-            continue
-        out.append(p)
-    return out
-
-
-CASES = [(name, p) for name in NEW_PRESETS for p in _counts(name)]
+CASES = [(name, p) for name in NEW_PRESETS for p in player_counts(name)]
 
 
 def test_every_new_preset_is_a_preset_and_card_level() -> None:
@@ -768,7 +757,7 @@ def test_every_new_preset_is_a_preset_and_card_level() -> None:
     assert preset("daifugo_runs").runs == 3 and preset("daifugo_runs").eight_cut
     assert {n: preset(n).suit_rule for n in NEW_PRESETS[:3]} == {
         "suit_ranking": "rank", "follow_suit": "follow", "reversing_colour": "colour"}
-    assert len(_counts("daifugo_runs")) >= 1 and all(len(_counts(n)) == 6 for n in NEW_PRESETS[:3])
+    assert len(player_counts("daifugo_runs")) >= 1 and all(len(player_counts(n)) == 6 for n in NEW_PRESETS[:3])
 
 
 def _check_mask(rules: Rules, st, b: int) -> None:

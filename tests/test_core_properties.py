@@ -6,26 +6,13 @@ import dataclasses
 
 import numpy as np
 import pytest
+from helpers import player_counts
 
 from president_env.core import EXCHANGE, OVER, PLAY, IllegalActionError, init, preset, step, tables
 from president_env.core.cards import WILD
-from president_env.core.rules import PRESETS, Rules, RulesError
+from president_env.core.rules import PRESETS, Rules
 
-
-def _player_counts(name: str) -> list[int]:
-    """Every player count the preset allows (merchant_trade needs two players between the exchanging pairs)."""
-    top = 12 if preset(name).decks == 2 else 8
-    out = []
-    for p in range(3, top + 1):
-        try:
-            preset(name, players=p)
-        except RulesError:
-            continue
-        out.append(p)
-    return out
-
-
-CASES = [(name, p) for name in PRESETS for p in _player_counts(name)]
+CASES = [(name, p) for name in PRESETS for p in player_counts(name)]
 
 
 def _rules(name: str, players: int, hands: int = 3) -> Rules:

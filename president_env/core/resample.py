@@ -147,13 +147,8 @@ def knowledge(rules: Rules, state: State, player: int | np.ndarray) -> Knowledge
     if has_ranks.any():
         rank_seat = np.argsort(np.where(has_ranks[:, None], social, np.arange(P)), axis=1)
         r_o = social[ar, o]
-        partner_rank = np.full(B, -1, np.int64)
         pairs = rc.n_pairs
-        in_pair = has_ranks & ((r_o < pairs) | (r_o >= P - pairs))
-        partner_rank[in_pair] = P - 1 - r_o[in_pair]
-        for hi, lo in rc.merchant:
-            partner_rank[r_o == hi] = lo
-            partner_rank[r_o == lo] = hi
+        partner_rank = _partner_rank(rc, r_o, has_ranks, P)
         ok = has_ranks & (partner_rank >= 0)
         partner = rank_seat[ar, np.maximum(partner_rank, 0)]
         forced_giver = ok & (r_o >= P - pairs) & (r_o < P) & np.array(
@@ -438,12 +433,7 @@ def _state_from_observation(rules: Rules, obs: np.ndarray) -> State:  # noqa: C9
     rank_seat = np.argsort(np.where(has_ranks[:, None], social, np.arange(P)), axis=1)
     if has_ranks.any():
         r_o = social[:, 0]
-        partner_rank = np.full(N, -1, np.int64)
-        in_pair = has_ranks & ((r_o < rc.n_pairs) | (r_o >= P - rc.n_pairs))
-        partner_rank[in_pair] = P - 1 - r_o[in_pair]
-        for hi, lo in rc.merchant:
-            partner_rank[r_o == hi] = lo
-            partner_rank[r_o == lo] = hi
+        partner_rank = _partner_rank(rc, r_o, has_ranks, P)
         ok = has_ranks & (partner_rank >= 0)
         partner = rank_seat[ar, np.maximum(partner_rank, 0)]
         st.exch_in[ar[ok], partner[ok]] = out[ok]
@@ -542,3 +532,14 @@ def _state_from_observation(rules: Rules, obs: np.ndarray) -> State:  # noqa: C9
                     st.trade_pick[b, s] = ids[0]
     _refresh_legal(rules, c, st)
     return st
+
+
+def _partner_rank(rc, r_o: np.ndarray, has_ranks: np.ndarray, P: int) -> np.ndarray:
+    """The finishing rank of the player each observer exchanged (or traded) with this hand, -1 none."""
+    partner_rank = np.full(r_o.shape[0], -1, np.int64)
+    in_pair = has_ranks & ((r_o < rc.n_pairs) | (r_o >= P - rc.n_pairs))
+    partner_rank[in_pair] = P - 1 - r_o[in_pair]
+    for hi, lo in rc.merchant:
+        partner_rank[r_o == hi] = lo
+        partner_rank[r_o == lo] = hi
+    return partner_rank
