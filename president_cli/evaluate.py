@@ -50,6 +50,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "order given; all: every seating (P! per deal)")
     p.add_argument("--batch-size", type=positive_int, default=20000, help="sessions stepped together (default 20000)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--ray", action="store_true",
+                   help="play the deals in Ray tasks (the ray extra): the same table as without it for the same "
+                        "seed; local Ray unless --address")
+    p.add_argument("--address", default=None, metavar="ADDR",
+                   help="with --ray: the Ray cluster to run on (HOST:PORT of `ray start --head`, auto, ray://HOST:PORT)")
+    p.add_argument("--tasks", type=positive_int, default=None,
+                   help="with --ray: tasks to split the deals into (default: 4 per CPU of the cluster)")
     p.add_argument("--trust-pickle", action="store_true",
                    help="allow ppo:MODEL.zip (a stable-baselines3 zip can run code from the file when it loads; "
                         "prefer an agent file: president export-agent)")
@@ -83,6 +90,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if args.hands is not None:
         rules = rules.replace(hands_per_session=args.hands)
     names = parse_agents(args.agents, rules.players)
+    if (args.address is not None or args.tasks is not None) and not args.ray:
+        raise UsageError("--address and --tasks go with --ray (play the deals in Ray tasks)")
     if args.rotations == "all" and rules.players > 6:
         raise UsageError(f"--rotations all plays every seating ({rules.players}! per deal); use cyclic")
     built: dict[str, Any] = {}
@@ -99,8 +108,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
                                                                                           trust_pickle=args.trust_pickle))
     if args.json is not None and args.json.parent and not args.json.parent.exists():
         raise UsageError(f"--json: folder {args.json.parent} does not exist")
-    result = run_tournament(rules, entrants, args.games, seed=args.seed, rotations=args.rotations,
-                            batch_size=args.batch_size, progress=not args.no_progress)
+    if args.ray:
+        result = _ray_tournament(args, rules, entrants)
+        entrants = result.extra.get("agents", entrants)   # as the tasks left them (their counts, for reports)
+    else:
+        result = run_tournament(rules, entrants, args.games, seed=args.seed, rotations=args.rotations,
+                                batch_size=args.batch_size, progress=not args.no_progress)
     result.names = names
     for e in result.entrants:
         e.agent = names[e.index]
@@ -120,6 +133,21 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             raise UsageError(f"cannot write {args.json}: {e.strerror}") from None
         Console().print(f"figures written to {args.json}")
     return 0
+
+
+def _ray_tournament(args: argparse.Namespace, rules: Any, entrants: list[Any]) -> Any:
+    """The tournament in Ray tasks (:mod:`training.ray_evaluate`); Ray missing or unreachable is a usage error."""
+    from training.ray_cluster import RayUnavailable, import_ray
+
+    try:
+        import_ray()
+        from training.ray_evaluate import ray_tournament
+
+        return ray_tournament(rules, entrants, args.games, seed=args.seed, rotations=args.rotations,
+                              batch_size=args.batch_size, tasks=args.tasks, address=args.address,
+                              progress=not args.no_progress)
+    except RayUnavailable as e:
+        raise UsageError(str(e)) from None
 
 
 def _ci(lo_hi: tuple[float, float], fmt: str) -> str:

@@ -1,4 +1,8 @@
-"""``president train`` and ``president train-all``: fit MaskablePPO agents (see :mod:`training.train`)."""
+"""``president train`` and ``president train-all``: fit MaskablePPO agents (see :mod:`training.train`).
+
+``president train --backend rllib`` runs multi-agent PPO on Ray RLlib instead (every seat a
+learning policy; local Ray, or a cluster with ``--address``; see :mod:`training.rllib_train`).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,10 @@ import json
 
 from president_cli.core_commands import UsageError, positive_int, preset_name
 from president_env.core import PRESETS, RulesError
+
+BACKENDS = ("sb3", "rllib")
+# options of the rllib backend and their defaults (given with --backend sb3 they are refused)
+RLLIB_DEFAULTS: dict[str, object] = {"env_runners": 1, "address": None, "policies": "shared", "iterations": None}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -21,12 +29,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, help="output folder (model, checkpoints, eval.csv, TensorBoard logs)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--minutes", type=float, default=None, help="wall-clock budget (stops early when reached)")
-    p.add_argument("--resume", default=None, help="a checkpoint zip of the same rules to continue from")
+    p.add_argument("--resume", default=None,
+                   help="continue from a checkpoint of the same rules: a zip (sb3), an RLlib checkpoint folder (rllib)")
     p.add_argument("--eval-deals", type=positive_int, default=None, help="duplicate deals per evaluation")
     p.add_argument("--final-deals", type=int, default=1000, help="duplicate deals of the final evaluation")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                   help="override a training setting of training/hyperparams.py (JSON value), e.g. n_envs=128")
+                   help="override a training setting (JSON value): of training/hyperparams.py, e.g. n_envs=128; "
+                        "with --backend rllib of RllibSettings in training/rllib_train.py, e.g. train_batch=8192")
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--backend", choices=BACKENDS, default="sb3",
+                   help="sb3: MaskablePPO on the batched VecEnv, one process (default); rllib: multi-agent PPO on "
+                        "Ray RLlib, every seat a policy (the ray extra)")
+    p.add_argument("--env-runners", type=int, default=RLLIB_DEFAULTS["env_runners"], metavar="N",
+                   help="rllib: EnvRunner actors sampling games (0: in this process; default 1)")
+    p.add_argument("--address", default=None, metavar="ADDR",
+                   help="rllib: the Ray cluster (HOST:PORT of `ray start --head`, auto, ray://HOST:PORT); "
+                        "default: local mode on this machine")
+    p.add_argument("--policies", choices=("shared", "per-seat"), default="shared",
+                   help="rllib: one policy for every seat (default) or one per player")
+    p.add_argument("--iterations", type=positive_int, default=None, help="rllib: stop after this many PPO iterations")
     p.set_defaults(func=cmd_train)
 
     p = subparsers.add_parser("train-all", help="fit every preset in turn within a budget; table and plot",
@@ -71,6 +92,11 @@ def _settings(pairs: list[str]) -> dict:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    if args.backend == "rllib":
+        return cmd_train_rllib(args)
+    given = [f"--{n.replace('_', '-')}" for n, default in RLLIB_DEFAULTS.items() if getattr(args, n) != default]
+    if given:
+        raise UsageError(f"{', '.join(given)} go with --backend rllib")
     from agents.sb3_policy import ModelError
     from training.train import TrainArgs, format_result, train
 
@@ -80,6 +106,30 @@ def cmd_train(args: argparse.Namespace) -> int:
     try:
         result = train(targs)
     except (ModelError, RulesError, ValueError) as e:
+        raise UsageError(str(e)) from None
+    print(format_result(result))
+    return 0
+
+
+def cmd_train_rllib(args: argparse.Namespace) -> int:
+    """``president train --backend rllib``: Ray missing or unreachable is a usage error naming the problem."""
+    from training.ray_cluster import RayUnavailable, import_ray
+
+    if args.eval_deals is not None:
+        raise UsageError("--eval-deals goes with --backend sb3 (the rllib backend evaluates at the end: --final-deals)")
+    if args.env_runners < 0:
+        raise UsageError(f"--env-runners must be 0 or more, got {args.env_runners}")
+    try:
+        import_ray()
+        from training.rllib_train import RllibTrainArgs, format_result, train_rllib
+
+        targs = RllibTrainArgs(preset=args.preset, players=args.players, timesteps=args.timesteps,
+                               iterations=args.iterations, minutes=args.minutes, out=args.out, seed=args.seed,
+                               env_runners=args.env_runners, address=args.address, policies=args.policies,
+                               resume=args.resume, final_deals=args.final_deals, progress=not args.no_progress,
+                               settings=_settings(args.set))
+        result = train_rllib(targs)
+    except (RayUnavailable, RulesError, ValueError) as e:
         raise UsageError(str(e)) from None
     print(format_result(result))
     return 0

@@ -1,0 +1,296 @@
+"""Multi-agent PPO on Ray RLlib (its current API stack): every seat a learning policy.
+
+    president train --backend rllib --preset president --env-runners 2 [--address HOST:PORT] --out runs/rl
+
+Reads top to bottom: connect to Ray (local mode without ``--address``, see
+:mod:`training.ray_cluster`); build a ``PPOConfig`` over the AEC env wrapped for
+RLlib (:mod:`training.rllib_env`) with one :class:`~training.rllib_module.MaskedMLPModule`
+shared by every player (``policies="shared"``, the default) or one per player
+(``policies="per-seat"``); train iteration by iteration until ``timesteps`` decisions,
+``iterations`` or ``minutes``; checkpoint (RLlib's checkpoint folder, to resume, and an
+agent file) every ``checkpoint_every`` iterations; export the policy to an agent file
+(safetensors + JSON, :mod:`agents.agent_file`: the same network, run in NumPy, nothing
+pickled) and evaluate it against the baselines like ``president train`` does.
+
+The same command runs on a cluster: EnvRunner actors (``--env-runners N``) sample games
+wherever the cluster has CPUs, the learner runs in this process; only the address differs.
+
+Outputs in ``--out``: ``model.agent.safetensors`` (``ppo:FILE`` plays it; with
+``per-seat`` policies player 0's, and ``model.player_K.agent.safetensors`` for each),
+``checkpoint/`` (RLlib's, for ``--resume``), ``checkpoints/iter_N/`` and
+``checkpoints/iter_N.agent.safetensors``, ``progress.csv`` (per iteration: decisions,
+seconds, mean episode return), ``args.json`` and ``final.json``.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agents.agent_file import code_version, write_agent_file
+from president_env.core import Rules, preset
+from training.evaluate import Matchup, matchup
+from training.ray_cluster import cluster_cpus, connect
+
+BASELINES = ("heuristic", "greedy")
+POLICIES = ("shared", "per-seat")
+PROGRESS_FIELDS = ("iteration", "decisions", "seconds", "episodes", "entropy", "policy_loss", "vf_loss")
+
+
+@dataclass(frozen=True)
+class RllibSettings:
+    """PPO and rollout settings of the RLlib path (``--set NAME=VALUE`` overrides any of them)."""
+
+    hidden: tuple[int, ...] = (256, 256)   # the policy's (and the critic's) hidden layers
+    activation: str = "tanh"
+    lr: float = 3e-4
+    gamma: float = 0.99
+    lambda_: float = 0.95
+    clip_param: float = 0.2
+    entropy_coeff: float = 0.01
+    vf_loss_coeff: float = 0.5
+    train_batch: int = 4096                # decisions per PPO iteration (train_batch_size_per_learner)
+    minibatch: int = 512
+    epochs: int = 4
+    envs_per_runner: int = 1               # games each EnvRunner steps (num_envs_per_env_runner)
+    episode: str = "hand"                  # one hand per episode ...
+    start_ranks: str | None = "random"     # ... from random ranks, so every hand has an exchange
+    reward: str = "points"
+
+
+def rllib_settings(**overrides: Any) -> RllibSettings:
+    """The defaults with ``overrides``; an unknown name raises ``ValueError`` listing the settings."""
+    names = {f.name for f in dataclasses.fields(RllibSettings)}
+    unknown = sorted(set(overrides) - names)
+    if unknown:
+        raise ValueError(f"unknown RLlib setting(s) {unknown}; settings are {sorted(names)}")
+    if "hidden" in overrides:
+        overrides["hidden"] = tuple(int(h) for h in overrides["hidden"])
+    return dataclasses.replace(RllibSettings(), **overrides)
+
+
+@dataclass
+class RllibTrainArgs:
+    """Arguments of ``president train --backend rllib`` (every field is a command-line flag)."""
+
+    preset: str = "president"
+    players: int | None = None
+    timesteps: int = 1_000_000          # decisions of all seats together (one env step is one decision)
+    iterations: int | None = None       # stop after this many PPO iterations (whichever comes first)
+    minutes: float | None = None        # wall-clock budget
+    out: str = "runs/rllib"
+    seed: int = 0
+    env_runners: int = 1                # remote EnvRunner actors (0: sample in this process)
+    address: str | None = None          # a Ray cluster (HOST:PORT, auto, ray://..); None: local mode
+    num_cpus: int | None = None         # CPUs of the local Ray instance (default: this machine's, or env_runners)
+    policies: str = "shared"            # shared: one policy for every seat; per-seat: one per player
+    resume: str | None = None           # an RLlib checkpoint folder of the same run settings
+    checkpoint_every: int = 10          # iterations between checkpoints (0: only the last)
+    final_deals: int = 1000             # duplicate deals of the final evaluation (0: none)
+    progress: bool = True
+    threads: int = 1                    # torch threads of the learner
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def command(self) -> str:
+        """The command line that makes this run (written into the agent file)."""
+        parts = ["president train --backend rllib", f"--preset {self.preset}", f"--timesteps {self.timesteps}",
+                 f"--env-runners {self.env_runners}", f"--out {self.out}", f"--seed {self.seed}"]
+        for flag, value in (("--players", self.players), ("--iterations", self.iterations),
+                            ("--minutes", self.minutes), ("--address", self.address)):
+            if value is not None:
+                parts.append(f"{flag} {value:g}" if isinstance(value, float) else f"{flag} {value}")
+        if self.policies != "shared":
+            parts.append(f"--policies {self.policies}")
+        parts += [f"--set {k}={json.dumps(v, separators=(',', ':'))}" for k, v in sorted(self.settings.items())]
+        return " ".join(parts)
+
+
+@dataclass
+class RllibTrainResult:
+    """What a run produced: the agent file(s), RLlib's checkpoint, the counts and the final evaluation."""
+
+    agent_path: Path
+    checkpoint_path: Path
+    timesteps: int
+    iterations: int
+    seconds: float
+    final: list[Matchup]
+    seat_agents: list[Path] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"agent_path": str(self.agent_path), "checkpoint_path": str(self.checkpoint_path),
+                "seat_agents": [str(p) for p in self.seat_agents], "timesteps": self.timesteps,
+                "iterations": self.iterations, "seconds": self.seconds, "final": [m.to_dict() for m in self.final]}
+
+
+# --------------------------------------------------------------------------- the config
+def _shared_policy(agent_id: str, episode: Any = None, **kwargs: Any) -> str:
+    return "shared"
+
+
+def _own_policy(agent_id: str, episode: Any = None, **kwargs: Any) -> str:
+    return agent_id
+
+
+def module_ids(rules: Rules, policies: str) -> list[str]:
+    """The RLModule ids: ``["shared"]``, or one per player (``player_0`` ..)."""
+    if policies not in POLICIES:
+        raise ValueError(f"policies must be one of {', '.join(POLICIES)}, got {policies!r}")
+    return ["shared"] if policies == "shared" else [f"player_{i}" for i in range(rules.players)]
+
+
+def build_config(rules_preset: str, players: int | None, s: RllibSettings, env_runners: int, policies: str,
+                 seed: int, mids: list[str]) -> Any:
+    """The ``PPOConfig`` of a run (RLlib's default, current API stack: RLModule, Learner, EnvRunner)."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from training.rllib_env import PresidentMultiAgentEnv, env_config
+    from training.rllib_module import MaskedMLPModule
+
+    model = {"hidden": list(s.hidden), "activation": s.activation}
+    specs = {m: RLModuleSpec(module_class=MaskedMLPModule, model_config=model) for m in mids}
+    return (
+        PPOConfig()
+        .environment(PresidentMultiAgentEnv,
+                     env_config=env_config(rules_preset, players, s.episode, s.start_ranks, s.reward),
+                     # RLlib's pre-check steps the env with unmasked random actions, which the game refuses
+                     disable_env_checking=True)
+        .env_runners(num_env_runners=env_runners, num_envs_per_env_runner=s.envs_per_runner,
+                     num_cpus_per_env_runner=1, rollout_fragment_length="auto")
+        .learners(num_learners=0)
+        .multi_agent(policies=set(mids), policy_mapping_fn=_shared_policy if policies == "shared" else _own_policy)
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .training(train_batch_size_per_learner=s.train_batch, minibatch_size=s.minibatch, num_epochs=s.epochs,
+                  lr=s.lr, gamma=s.gamma, lambda_=s.lambda_, clip_param=s.clip_param,
+                  entropy_coeff=s.entropy_coeff, vf_loss_coeff=s.vf_loss_coeff)
+        .debugging(seed=seed)
+    )
+
+
+# --------------------------------------------------------------------------- export
+def export_agent(algo: Any, module_id: str, path: str | os.PathLike, rules: Rules, activation: str,
+                 made_by: dict[str, Any]) -> Path:
+    """The learner's policy ``module_id`` as an agent file: weights and JSON, nothing pickled."""
+    from training.rllib_module import layers_from_state
+
+    weights = algo.learner_group.get_weights(module_ids=[module_id])[module_id]
+    return write_agent_file(path, rules, layers_from_state(weights), activation=activation, made_by=made_by)
+
+
+def _export_all(algo: Any, mids: list[str], base: Path, rules: Rules, s: RllibSettings, made_by: dict[str, Any]
+                ) -> tuple[Path, list[Path]]:
+    """``BASE.agent.safetensors`` (the shared policy, or player 0's) and, per seat, ``BASE.player_K...``."""
+    main = export_agent(algo, mids[0], base.with_name(base.name + ".agent.safetensors"), rules, s.activation, made_by)
+    seats = [] if mids == ["shared"] else [
+        export_agent(algo, m, base.with_name(f"{base.name}.{m}.agent.safetensors"), rules, s.activation,
+                     made_by | {"policy": m}) for m in mids]
+    return main, seats
+
+
+# --------------------------------------------------------------------------- the run
+def _metric(result: dict[str, Any], *path: str) -> float:
+    node: Any = result
+    for key in path:
+        if not isinstance(node, dict) or key not in node:
+            return float("nan")
+        node = node[key]
+    return float(node)
+
+
+def train_rllib(args: RllibTrainArgs) -> RllibTrainResult:
+    """Train, checkpoint, export and evaluate (see the module docstring)."""
+    started = time.time()
+    rules = preset(args.preset, **({"players": args.players} if args.players else {}))
+    s = rllib_settings(**args.settings)
+    mids = module_ids(rules, args.policies)
+    if args.env_runners < 0:
+        raise ValueError(f"--env-runners must be 0 or more, got {args.env_runners}")
+    out = Path(args.out)
+    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+    (out / "args.json").write_text(json.dumps({"args": asdict(args), "settings": asdict(s),
+                                               "rules": rules.to_dict()}, indent=1, default=str))
+    import torch
+
+    torch.set_num_threads(args.threads)
+    local_cpus = args.num_cpus or max(os.cpu_count() or 1, args.env_runners)
+    ray = connect(args.address, num_cpus=None if args.address else local_cpus)
+    if args.env_runners > cluster_cpus(ray):
+        print(f"note: {args.env_runners} env runners asked for, the cluster has {cluster_cpus(ray)} CPUs; "
+              "the others wait until CPUs join", file=sys.stderr)
+    algo = build_config(args.preset, args.players, s, args.env_runners, args.policies, args.seed, mids).build_algo()
+    try:
+        if args.resume:
+            algo.restore_from_path(str(Path(args.resume).resolve()))
+        return _loop(algo, args, rules, s, mids, out, started)
+    finally:
+        algo.stop()
+
+
+def _loop(algo: Any, args: RllibTrainArgs, rules: Rules, s: RllibSettings, mids: list[str], out: Path,
+          started: float) -> RllibTrainResult:
+    progress_path = out / "progress.csv"
+    if not progress_path.exists():
+        with progress_path.open("w", newline="") as f:
+            csv.writer(f).writerow(PROGRESS_FIELDS)
+    decisions, iteration = 0, 0
+
+    def made_by() -> dict[str, Any]:
+        return {"preset": rules.name, "command": args.command(), "seed": args.seed, "timesteps": decisions,
+                "code_version": code_version(), "backend": "rllib"}
+
+    while True:
+        result = algo.train()
+        iteration = int(result.get("training_iteration", iteration + 1))
+        decisions = int(_metric(result, "num_env_steps_sampled_lifetime"))
+        seconds = round(time.time() - started, 1)
+        # the episode return of zero-sum self-play says nothing: the learner's figures do
+        losses = [_metric(result, "learners", mids[0], k) for k in ("entropy", "policy_loss", "vf_loss")]
+        with progress_path.open("a", newline="") as f:
+            csv.writer(f).writerow([iteration, decisions, seconds,
+                                    _metric(result, "env_runners", "num_episodes_lifetime"), *losses])
+        if args.progress:
+            print(f"iteration {iteration}: {decisions:,} decisions, {seconds:.0f} s; {mids[0]}: entropy "
+                  f"{losses[0]:.3f}, value loss {losses[2]:.3f}", flush=True)
+        done = (decisions >= args.timesteps or (args.iterations is not None and iteration >= args.iterations)
+                or (args.minutes is not None and time.time() - started > 60 * args.minutes))
+        if not done and args.checkpoint_every and iteration % args.checkpoint_every == 0:
+            algo.save_to_path(str((out / "checkpoints" / f"iter_{iteration}").resolve()))
+            _export_all(algo, mids, out / "checkpoints" / f"iter_{iteration}", rules, s, made_by())
+        if done:
+            break
+    checkpoint = Path(algo.save_to_path(str((out / "checkpoint").resolve())))
+    agent_path, seat_agents = _export_all(algo, mids, out / "model", rules, s, made_by())
+    final: list[Matchup] = []
+    if args.final_deals:
+        from agents.agent_file import FileAgent
+
+        learner = FileAgent(agent_path, rules, name="learner")
+        final = [matchup(rules, learner, b, args.final_deals, seed=args.seed + 2, progress=args.progress)
+                 for b in BASELINES]
+    result_obj = RllibTrainResult(agent_path, checkpoint, decisions, iteration, time.time() - started, final,
+                                  seat_agents)
+    (out / "final.json").write_text(json.dumps(result_obj.to_dict(), indent=1))
+    return result_obj
+
+
+def format_result(result: RllibTrainResult) -> str:
+    """The run in two lines and the final evaluation as a small table."""
+    lines = [f"agent: {result.agent_path}  ({result.timesteps:,} decisions in {result.iterations} iterations, "
+             f"{result.seconds / 60:.1f} min; RLlib checkpoint for --resume: {result.checkpoint_path})"]
+    lines += [f"  per seat: {p}" for p in result.seat_agents]
+    if result.final:
+        lines.append(f"{'opponents':<10} {'deals':>6} {'learner pts/hand':>17} {'opponents pts/hand':>19}  "
+                     "difference [95% CI]")
+        for m in result.final:
+            lines.append(f"{m.opponent:<10} {m.deals:>6} {m.learner_points:>+17.3f} {m.opponent_points:>+19.3f}  "
+                         f"{m.diff:+.3f} [{m.diff_low:+.3f}, {m.diff_high:+.3f}]{'  beats' if m.wins else ''}")
+    return "\n".join(lines)
