@@ -10,6 +10,8 @@ sessions. Prints a table per entrant (points per hand, President and Scum rates,
 mean finishing position, each with a 95% interval over deals; an OpenSkill
 rating) and a head-to-head table; ``--json`` writes the same figures as
 ``{"entrants": [...], ...}`` with one object per name given to ``--agents``, in order.
+``--ray [--address ADDR]`` plays the deals in Ray tasks (:mod:`training.ray_evaluate`) and gives
+the same table.
 """
 
 from __future__ import annotations

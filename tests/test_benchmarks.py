@@ -39,3 +39,17 @@ def test_bench_training_reports_one_row_per_seat_count(capsys, monkeypatch) -> N
     assert [r["seats"] for r in rows] == [1, 4]
     assert all(r["decisions"] >= 1500 and r["decisions_per_s"] > 0 for r in rows)
     assert '"decisions_per_s"' in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_bench_rllib_reports_sb3_and_one_row_per_runner_count(capsys, monkeypatch) -> None:
+    """Slow (starts Ray twice): ``pytest -m slow tests/test_benchmarks.py``."""
+    pytest.importorskip("ray")
+    pytest.importorskip("sb3_contrib")
+    bench = _load("bench_rllib")
+    monkeypatch.setattr(bench, "one_core", lambda: None)
+    rows = bench.main(["--runners", "0,1", "--iterations", "1", "--train-batch", "256", "--sb3-decisions", "1000",
+                       "--set", "minibatch=128", "--set", "hidden=[16]", "--set", "envs_per_runner=4", "--json"])
+    assert [r["path"] for r in rows] == ["sb3", "rllib_0", "rllib_1"]
+    assert all(r["decisions"] > 0 and r["decisions_per_s"] > 0 for r in rows)
+    assert rows[2]["sample_s"] > 0 and rows[2]["learn_s"] > 0

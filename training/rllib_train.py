@@ -59,7 +59,7 @@ class RllibSettings:
     train_batch: int = 4096                # decisions per PPO iteration (train_batch_size_per_learner)
     minibatch: int = 512
     epochs: int = 4
-    envs_per_runner: int = 1               # games each EnvRunner steps (num_envs_per_env_runner)
+    envs_per_runner: int = 32              # games each EnvRunner steps together (num_envs_per_env_runner)
     episode: str = "hand"                  # one hand per episode ...
     start_ranks: str | None = "random"     # ... from random ranks, so every hand has an exchange
     reward: str = "points"

@@ -1,0 +1,140 @@
+"""Learner decisions per second of the RLlib path (1 and 2 env runners) beside the SB3 path, in one run.
+
+* ``sb3``: ``president train`` (MaskablePPO on the batched VecEnv, the default trainer: the
+  learner in all seats but one), timed as in ``bench_training.py``: the whole run.
+* ``rllib_N``: ``president train --backend rllib --env-runners N`` (multi-agent PPO, every seat the
+  shared policy): PPO iterations after one warm-up iteration, divided into the iterations' wall
+  time; RLlib's own timers split each iteration into sampling (EnvRunners stepping the AEC env and
+  the module) and learning (the PPO update in this process).
+
+Both do the same PPO work per decision (two hidden layers of 256, minibatches of 4,096, 4
+epochs; SB3 updates on 16,384 decisions per rollout, RLlib on ``--train-batch``, the same by
+default). A decision is one move of one seat. By default the script pins itself, and so the
+local Ray it starts, to one core, as the other benchmarks do; ``--all-cores`` lets Ray use them all.
+The projection for a cluster takes the measured split: with N runners on N cores sampling takes
+``sample / N`` (runners sample in parallel) while the update stays in the learner process.
+
+    python benchmarks/bench_rllib.py                              # sb3, rllib 1 and 2 runners
+    python benchmarks/bench_rllib.py --runners 1,2,4 --all-cores  # on a bigger machine
+    python benchmarks/bench_rllib.py --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+from _common import one_core  # noqa: E402
+
+PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if PROJECT not in sys.path:
+    sys.path.insert(0, PROJECT)
+
+
+def bench_sb3(preset: str, decisions: int) -> dict:
+    """The SB3 trainer (default learner seats) for ``decisions`` learner decisions, whole-run wall time."""
+    from bench_training import bench_training
+
+    from president_env.core import preset as make_preset
+
+    seats = make_preset(preset).players - 1
+    row = bench_training(preset, seats, decisions, 1, {})
+    return {"path": "sb3", "env_runners": None, "decisions": row["decisions"], "seconds": row["seconds"],
+            "decisions_per_s": row["decisions_per_s"]}
+
+
+def bench_rllib(preset: str, runners: int, iterations: int, train_batch: int, num_cpus: int,
+                overrides: dict) -> dict:
+    """``iterations`` timed PPO iterations of the RLlib path with ``runners`` EnvRunners (after one warm-up)."""
+    import ray
+    import torch
+
+    from training.rllib_train import build_config, module_ids, rllib_settings
+
+    torch.set_num_threads(1)
+    from president_env.core import preset as make_preset
+
+    rules = make_preset(preset)
+    s = rllib_settings(**{"train_batch": train_batch, "minibatch": 4096, "epochs": 4, **overrides})
+    t0 = time.perf_counter()
+    ray.init(num_cpus=max(num_cpus, runners), include_dashboard=False, log_to_driver=False)
+    try:
+        algo = build_config(preset, None, s, runners, "shared", 0, module_ids(rules, "shared")).build_algo()
+        first = algo.train()                                   # warm-up: actors, first weights, compiled paths
+        startup = time.perf_counter() - t0
+        start_decisions = first["num_env_steps_sampled_lifetime"]
+        sample = learn = 0.0
+        t1 = time.perf_counter()
+        for _ in range(iterations):
+            r = algo.train()
+            timers = r.get("timers", {})
+            sample += float(timers.get("env_runner_sampling_timer", 0.0))
+            learn += float(timers.get("learner_update_timer", 0.0))
+        seconds = time.perf_counter() - t1
+        decisions = int(r["num_env_steps_sampled_lifetime"] - start_decisions)
+        algo.stop()
+    finally:
+        ray.shutdown()
+    return {"path": f"rllib_{runners}", "env_runners": runners, "decisions": decisions, "seconds": round(seconds, 2),
+            "decisions_per_s": decisions / seconds, "sample_s": round(sample, 2), "learn_s": round(learn, 2),
+            "startup_s": round(startup, 1)}
+
+
+def projection(row: dict, runners: int) -> float:
+    """Decisions/s with ``runners`` EnvRunners on their own cores: sampling split ``runners`` ways, the update not.
+
+    ``row`` is a measured one-runner row; its other time (weight sync, bookkeeping) is kept."""
+    other = max(0.0, row["seconds"] - row["sample_s"] - row["learn_s"])
+    return row["decisions"] / (row["sample_s"] / runners + row["learn_s"] + other)
+
+
+def main(argv: list[str] | None = None) -> list[dict]:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--preset", default="president")
+    ap.add_argument("--runners", default="1,2", help="comma-separated env runner counts (default 1,2)")
+    ap.add_argument("--iterations", type=int, default=3, help="timed PPO iterations per RLlib row (after one warm-up)")
+    ap.add_argument("--train-batch", type=int, default=16384, help="decisions per RLlib iteration")
+    ap.add_argument("--sb3-decisions", type=int, default=100_000, help="learner decisions of the SB3 row (0: none)")
+    ap.add_argument("--all-cores", action="store_true", help="do not pin to one core; Ray gets every core")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=JSON", help="an RLlib setting override")
+    ap.add_argument("--json", action="store_true", help="print one JSON list of rows")
+    args = ap.parse_args(argv)
+    if not args.all_cores:
+        one_core()
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    overrides = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.set)}
+    rows = [bench_sb3(args.preset, args.sb3_decisions)] if args.sb3_decisions else []
+    rows += [bench_rllib(args.preset, int(n), args.iterations, args.train_batch, cpus, overrides)
+             for n in args.runners.split(",")]
+    if args.json:
+        print(json.dumps(rows))
+        return rows
+    from rich.console import Console
+    from rich.table import Table
+
+    base = rows[0]["decisions_per_s"]
+    table = Table(title=f"learner decisions per second, {args.preset}, {cpus} core(s)")
+    for col in ("path", "decisions", "seconds", "decisions/s", f"x {rows[0]['path']}", "sampling s", "learning s",
+                "start s"):
+        table.add_column(col, justify="right")
+    for r in rows:
+        table.add_row(r["path"], f"{r['decisions']:,}", f"{r['seconds']:.1f}", f"{r['decisions_per_s']:,.0f}",
+                      f"{r['decisions_per_s'] / base:.3f}", str(r.get("sample_s", "")), str(r.get("learn_s", "")),
+                      str(r.get("startup_s", "")))
+    Console().print(table)
+    one = next((r for r in rows if r.get("env_runners") == 1), None)
+    if one is not None:
+        proj = ", ".join(f"{n}: {projection(one, n):,.0f}" for n in (1, 2, 4, 8, 16, 32))
+        Console().print(f"projected decisions/s with N runners on N cores (from the 1-runner split): {proj}; "
+                        f"the update alone caps it at {one['decisions'] / one['learn_s']:,.0f}")
+    return rows
+
+
+if __name__ == "__main__":
+    main()
