@@ -45,6 +45,7 @@ from president_env.core import (
     tables,
 )
 from president_env.core.engine import exchange_kind
+from president_env.core.poker import play_words
 from president_env.core.records import Recorder, write_records
 from president_env.core.render import rank_name, render
 
@@ -223,7 +224,12 @@ class _Table:
                 seat = int(np.flatnonzero(after.seat_player[0] == self.human)[0])
                 lines.append(f"  your cards: {_cards(rules, after.hands[0, seat])}")
             return lines
-        words = describe_action(rules, action, claim=int(before.claim_rank[0]) >= 0)
+        if rules.poker and action:  # a claim and its picks show once, as the play they make on the last pick
+            if not moved.any():
+                return lines
+            words = _poker_play(rules, before, moved)
+        else:
+            words = describe_action(rules, action, claim=int(before.claim_rank[0]) >= 0)
         lines.append(f"  {self.who(actor)}: {words}" + (f" ({_cards(rules, moved)})" if action else "") + note)
         for s in np.flatnonzero((before.finish[0] < 0) & (after.finish[0] >= 0)):
             pos = int(after.finish[0, s])
@@ -357,7 +363,9 @@ def play_session(
         records += finished
         if finished:
             last = finished[0]["decisions"][-1]["cards"]  # the cards of the play that ended the hand
-            say([f"  {table.who(actor)}: {describe_action(rules, action)}" + (f" ({' '.join(last)})" if last else "")
+            words = (_poker_play(rules, before, st.moved[0]) if rules.poker and action
+                     else describe_action(rules, action))
+            say([f"  {table.who(actor)}: {words}" + (f" ({' '.join(last)})" if last else "")
                  + note] + table.hand_over(st))
             if int(st.phase[0]) != OVER:
                 say(table.hand_start(st))
@@ -366,6 +374,12 @@ def play_session(
 
     say(["", f"The session is over after {int(st.hand_no[0])} hand(s). Final points:", *table.standings(st)])
     return PlayResult(True, int(st.hand_no[0]), st.points[0].astype(int).tolist(), decisions, records)
+
+
+def _poker_play(rules: Rules, before: State, moved: np.ndarray) -> str:
+    """The poker play a last pick made, by name: 'full house, sevens over fours'."""
+    names = [tables(rules).card_names[c] for c in np.flatnonzero(moved)]
+    return play_words(rules, int(before.poker_claim[0]), names)
 
 
 def bots_act(agent: Agent, obs: np.ndarray, legal: np.ndarray, rng: np.random.Generator) -> int:

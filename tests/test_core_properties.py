@@ -119,8 +119,9 @@ def test_random_games_keep_every_invariant(name: str, players: int) -> None:
         assert not st.legal[leading, 0].any()
         assert st.legal.any(axis=1).all()
         # The mask matches the rule book, restated candidate by candidate (rank-level rules; the card-level
-        # table is restated in tests/test_card_level.py and checked against ScalarGame in tests/test_scalar.py).
-        for b in range(0, B, 3) if not rules.card_level else ():
+        # table is restated in tests/test_card_level.py and checked against ScalarGame in tests/test_scalar.py,
+        # poker in tests/test_poker.py).
+        for b in range(0, B, 3) if not rules.names_cards else ():
             np.testing.assert_array_equal(st.legal[b], reference_legal(rules, st, b), err_msg=f"game {b}")
             checked_ref += 1
         st = step(rules, st, _random_legal(st.legal, rng))
@@ -134,7 +135,7 @@ def test_random_games_keep_every_invariant(name: str, players: int) -> None:
     assert (st.phase == OVER).all(), "every session of 3 hands ends"
     assert (hands_seen == 3).all()
     assert (st.points.sum(axis=1) == 3 * sum(rules.points)).all()
-    assert checked_ref > 0 or rules.card_level
+    assert checked_ref > 0 or rules.names_cards
 
 
 @pytest.mark.parametrize("name", PRESETS)

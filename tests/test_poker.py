@@ -432,7 +432,7 @@ def test_five_wild_cards_are_a_bomb_claim() -> None:
 @pytest.mark.parametrize("claim, play, words", [
     ("full house of sevens", "7C 7S 7H 4C 4D", "full house, sevens over fours"),
     ("two pair, kings and sevens", "KC KS 7C 2D", "two pair, kings and sevens"),
-    ("straight 3 to 7", "3C 4D 5H 6S 7C", "straight, 3 to 7"),
+    ("straight 3 to 7", "3C 4D 5H 6S 7C", "straight 3 to 7"),
     ("flush, ace high", "3H 7H 9H JH AH", "flush, ace high (hearts)"),
     ("four sevens", "7C 7S 7H 7D KC", "four sevens and a king"),
     ("five sevens", "7C 7S 7H 7D 2C", "five sevens"),

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from president_env.core import PRESETS, action_table, card_names, current_player, init, preset, step_inplace, tables
+from president_env.core.poker import claim_table, satisfies
 from president_env.core.records import (
     Recorder,
     RecordError,
@@ -39,6 +40,9 @@ def _check_cards_match_actions(rules, rec):
     at = action_table(rules)
     n_back = sum(b for _, b in rules.exchange_pairs) if rec["prev_ranks"] is not None else 0
     dealt = {p: list(h) for p, h in enumerate(rec["deal"])}
+    if at.poker:
+        _check_poker_cards(rules, rec, n_back)
+        return
     for i, d in enumerate(rec["decisions"]):
         size, name = int(at.size[d["action"]]), at.names[d["action"]]
         assert len(d["cards"]) == (min(size, 1) if i < n_back else size), (i, d)
@@ -53,6 +57,27 @@ def _check_cards_match_actions(rules, rec):
             named = sorted(at.cards[d["action"]])
             assert (set(natural) <= set(named)) if at.run[d["action"]] else natural == named, (i, d)
     assert sum(len(h) for h in dealt.values()) == tables(rules).n_cards
+
+
+def _check_poker_cards(rules, rec, n_back):
+    """Poker: a give-back moves the card its pick names; a claim and its picks move nothing until the last
+    pick, which moves the picked cards, and they make the claim (rules without a revolution)."""
+    at, ct = action_table(rules), claim_table(rules)
+    claim, picks = 0, []
+    for i, d in enumerate(rec["decisions"]):
+        a = d["action"]
+        if i < n_back:
+            assert d["cards"] == [at.cards[a][0]], (i, d)
+        elif a == 0 or at.pick[a] < 0:
+            assert d["cards"] == [], (i, d)
+            claim, picks = a, []
+        else:
+            picks.append(at.cards[a][0])
+            if len(picks) < ct.n[claim]:
+                assert d["cards"] == [], (i, d)
+            else:
+                assert sorted(d["cards"]) == sorted(picks) and satisfies(rules, claim, d["cards"]), (i, d)
+                claim, picks = 0, []
 
 
 @pytest.fixture(scope="module")

@@ -48,6 +48,8 @@ class ActionTable:
     wild: np.ndarray | None = None            # card-level: (A,) wild cards
     run: np.ndarray | None = None             # card-level: (A,) run length, 0 for a set
     rank_id: np.ndarray | None = None         # card-level: (A,) rank-level id of a set, 0 pass, -1 a run
+    pick: np.ndarray | None = None            # poker: (A,) card-name index a pick names (poker.ClaimTable.pick_names),
+    #                                           -1 for pass and the claims
 
     @property
     def n(self) -> int:
@@ -57,8 +59,15 @@ class ActionTable:
     def card_level(self) -> bool:
         return self.run is not None
 
+    @property
+    def poker(self) -> bool:
+        return self.pick is not None
+
     def words(self, i: int) -> str:
-        """Action ``i`` in words: 'pair of 7s', or on card-level rules 'pair 7C 7H', 'run 5S 6S 7S'."""
+        """Action ``i`` in words: 'pair of 7s', or on card-level rules 'pair 7C 7H', 'run 5S 6S 7S', or in
+        poker a claim ('full house of sevens') or a pick ('pick 7H')."""
+        if self.poker:
+            return f"pick {self.cards[i][0]}" if self.pick[i] >= 0 else self.names_poker[i]
         if not self.card_level or i == 0:
             return _words(self.names[i], int(self.size[i]))
         return _card_words(self.cards[i], int(self.size[i]), int(self.wild[i]), int(self.run[i]))
@@ -70,16 +79,47 @@ class ActionTable:
             row = {"id": i, "rank": self.names[i] or None, "size": int(self.size[i]), "words": self.words(i)}
             if self.card_level:
                 row.update(cards=list(self.cards[i]), wild=int(self.wild[i]), run=int(self.run[i]))
+            if self.poker:
+                row.update(cards=list(self.cards[i]), pick=bool(self.pick[i] >= 0))
             out.append(row)
         return out
+
+    @property
+    def names_poker(self) -> tuple[str, ...]:
+        return self.cards_words
+
+
+@dataclass(frozen=True, eq=False)
+class _PokerTable(ActionTable):
+    cards_words: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=128)
 def action_table(rules: Rules) -> ActionTable:
     """The action table of ``rules`` (card-level when ``rules.card_level``)."""
+    if rules.poker:
+        return _poker_table(rules)
     if rules.card_level:
         return _card_level_table(rules, tables(rules))
     return rank_table(rules)
+
+
+def _poker_table(rules: Rules) -> ActionTable:
+    """Pass, the claims of :func:`poker.claim_table`, then one pick per card name (docs/rules.md 42)."""
+    from .poker import claim_table
+
+    ct = claim_table(rules)
+    t = tables(rules)
+    U = len(ct.pick_names)
+    pick_rank = [int(t.kind_play[t.kinds.index(n[:-1])]) if n[:-1] not in rules.wild_ranks else t.n_play_ranks - 1
+                 for n in ct.pick_names]
+    rank = np.concatenate([ct.first_rank, pick_rank]).astype(np.int64)
+    size = np.concatenate([ct.n * (np.arange(ct.X + 1) > 0), np.zeros(U, np.int64)]).astype(np.int64)
+    names = ("",) + tuple(t.play_ranks[r] for r in rank[1:])
+    return _PokerTable(rank=rank, size=size, names=names,
+                       cards=((),) * (ct.X + 1) + tuple((n,) for n in ct.pick_names),
+                       pick=np.concatenate([np.full(ct.X + 1, -1), np.arange(U)]).astype(np.int64),
+                       cards_words=ct.words + ("",) * U)
 
 
 @lru_cache(maxsize=128)
@@ -148,7 +188,7 @@ def _runs(rules: Rules, t: Tables) -> list[tuple[int, int, tuple[str, ...], int,
 
 
 def n_actions(rules: Rules) -> int:
-    if rules.card_level:
+    if rules.card_level or rules.poker:
         return action_table(rules).n
     return 1 + tables(rules).n_play_ranks * rules.max_set
 
@@ -156,6 +196,8 @@ def n_actions(rules: Rules) -> int:
 def action_id(rules: Rules, rank: str, size: int) -> int:
     """The id of playing ``size`` cards of ``rank`` ("7", "JK", "WILD"); on card-level rules use
     :func:`card_action_id`."""
+    if rules.poker:
+        raise ValueError("these rules play poker combinations: use claim_id(rules, words) and pick_id(rules, card)")
     if rules.card_level:
         raise ValueError("these rules name cards (suit_rule or runs): use card_action_id(rules, cards)")
     t = tables(rules)
@@ -185,6 +227,30 @@ def card_action_id(rules: Rules, cards: list[str] | tuple[str, ...], run: bool =
         if bool(at.run[i]) == run and tuple(sorted(at.cards[i])) == natural and (run or at.wild[i] == w):
             return i
     raise ValueError(f"no {'run' if run else 'set'} of the cards {list(cards)} in the action table of these rules")
+
+
+def claim_id(rules: Rules, words: str) -> int:
+    """Poker: the id of a claim by its words ("pair of sevens", "full house of kings", "straight 3 to 7",
+    "two pair, kings and sevens", "flush, ace high", "pair of wild cards"); see ``action_table(rules).rows()``."""
+    from .poker import claim_table
+
+    ct = claim_table(rules)
+    want = " ".join(str(words).lower().split())
+    for i in range(1, ct.X + 1):
+        if ct.words[i].lower() == want:
+            return i
+    raise ValueError(f"no claim {words!r} under these rules; claims look like {ct.words[1]!r}, {ct.words[-1]!r}")
+
+
+def pick_id(rules: Rules, card: str) -> int:
+    """Poker: the id of picking (or giving back) a card named ``card`` ("7H", "2D")."""
+    from .poker import claim_table
+
+    ct = claim_table(rules)
+    name = ("T" + str(card)[2:] if str(card).startswith("10") else str(card)).upper()
+    if name not in ct.pick_names:
+        raise ValueError(f"unknown card {card!r} for these rules (cards look like 3C, TD)")
+    return ct.pick_id(name)
 
 
 def _card_words(cards: tuple[str, ...], size: int, wild: int, run: int) -> str:
@@ -217,6 +283,8 @@ def describe_action(rules: Rules, action: int, exchange: bool = False, trade: bo
     name, size = table.names[action], int(table.size[action])
     if claim:
         return f"claim a quick clear: {table.words(action)}" if size else "decline the quick clear"
+    if table.poker and (exchange or trade) and table.pick[action] >= 0:
+        return f"{'trade' if trade else 'give back'} a {table.cards[action][0]}"
     if (exchange or trade) and size >= 1:
         card = table.cards[action][0] if table.card_level and table.cards[action] else None
         card = card or ("wild card" if name == WILD else name)

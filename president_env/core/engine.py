@@ -19,6 +19,7 @@ import numpy as np
 
 from .actions import action_table, describe_action
 from .cards import WILD, Tables, printed_rank, tables
+from .poker_mask import PokerConsts, claims_ok, counts, picks_ok, poker_consts, zero_counts
 from .rules import Rules
 from .state import EXCHANGE, OVER, PLAY, State
 
@@ -68,6 +69,7 @@ class _Consts:
     size_lut: np.ndarray        # ((S+2)^2, S) bool: sizes lo..hi for the pair (lo, hi)
     A_rank: int                 # ids of the rank-level table (the card-level table maps its sets onto them)
     cl: _CardConsts | None      # card-level rules (suit_rule, runs): the tables of card_mask and the plays
+    pk: PokerConsts | None      # combinations poker: the claim table counted (poker_mask)
 
 
 @dataclass(frozen=True, eq=False)
@@ -194,6 +196,7 @@ def _consts(rules: Rules) -> _Consts:
         size_lut=_size_lut(rules.max_set),
         A_rank=1 + R * rules.max_set,
         cl=_card_consts(rules, t, at) if rules.card_level else None,
+        pk=poker_consts(rules) if rules.poker else None,
     )
 
 
@@ -493,6 +496,7 @@ def _empty(c: _Consts, B: int) -> State:
         points=np.zeros((B, P), np.int32), hand_points=np.zeros((B, P), np.int32),
         hand_over=np.zeros(B, bool), last_finish=np.full((B, P), -1, np.int8),
         moved=np.zeros((B, C), bool), legal=np.zeros((B, c.A), bool),
+        poker_claim=np.zeros(B, np.int16), picked=np.zeros((B, C), bool), top_claim=np.zeros(B, np.int16),
     )
 
 
@@ -563,6 +567,9 @@ def _start_hand(rules: Rules, c: _Consts, st: State, hands_by_seat: np.ndarray |
     st.top_run[:] = 0
     st.top_cards[:] = False
     st.played_cards[:] = False
+    st.top_claim[:] = 0
+    st.poker_claim[:] = 0
+    st.picked[:] = False
 
     # Who leads.
     seat_of_rank = np.argsort(np.where(has_ranks[:, None], st.social, np.arange(P)), axis=1)
@@ -681,7 +688,9 @@ def _refresh_legal(rules: Rules, c: _Consts, st: State) -> None:
     if not (phase == PLAY).all():
         ex = np.flatnonzero(phase == EXCHANGE)
         if ex.size:
-            if c.cl is None:
+            if c.pk is not None:
+                st.legal[ex] = _poker_exchange_mask(c, st.hands[ex, st.current[ex].astype(np.int64)])
+            elif c.cl is None:
                 st.legal[ex] = _exchange_mask(c, st.counts[ex, st.current[ex]])
             else:
                 st.legal[ex] = _card_exchange_mask(c, st.hands[ex, st.current[ex].astype(np.int64)])
@@ -739,8 +748,99 @@ def _select(c: _Consts, held: np.ndarray, a: np.ndarray) -> np.ndarray:
     return sel
 
 
+def _poker_exchange_mask(c: _Consts, held: np.ndarray) -> np.ndarray:
+    """Poker give-backs and trades: the pick id of any card name held."""
+    pk = c.pk
+    out = np.zeros((held.shape[0], c.A), dtype=bool)
+    out[:, 1 + pk.X:] = (held.astype(np.float32) @ pk.name_mat) > 0
+    return out
+
+
+def _poker_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:
+    """Poker (docs/rules.md 45): with no pending claim, pass and the claims that can be completed and lead
+    or beat the top; with one, the picks that keep it completable (and the first-pick rules)."""
+    pk = c.pk
+    N = st.batch_size
+    ar = np.arange(N)
+    cur = st.current.astype(np.int64)
+    held = st.hands[ar, cur]
+    picked = st.picked
+    avail = held & ~picked
+    A = counts(pk, avail)
+    rev = st.revolution
+    out = np.zeros((N, c.A), dtype=bool)
+    top = st.top_claim.astype(np.int64)
+    lead = top == 0
+    claim = st.poker_claim.astype(np.int64)
+    avail_names = (avail.astype(np.float32) @ pk.name_mat) > 0
+
+    def good(g: np.ndarray) -> np.ndarray:
+        """(G, U) card names whose suit beats the best suit of the top (equals it, with equal_rank_beats)."""
+        r = rev[g]
+        suit = c.t.card_suit.astype(np.int8)
+        tc = st.top_cards[g]
+        hi = np.where(tc, suit, np.int8(-1)).max(axis=1)
+        lo = np.where(tc, suit, np.int8(4)).min(axis=1)
+        top_suit = np.where(r, 3 - lo, hi)[:, None]
+        name_str = np.where(r[:, None], 3 - pk.name_s[None, :], pk.name_s[None, :])
+        return (name_str >= top_suit) if rules.equal_rank_beats else (name_str > top_suit)
+
+    g = np.flatnonzero(claim == 0)
+    if g.size:
+        first = st.first_lead[g] & lead[g]
+        if first.any():  # the first lead holds the lowest card: count it as picked already
+            low = np.zeros((g.size, c.C), dtype=bool)
+            low[first, c.t.lowest_card] = True
+            low &= avail[g]
+            S_g, A_g = counts(pk, low), counts(pk, avail[g] & ~low)
+        else:
+            S_g, A_g = zero_counts(pk, g.size), A[g]
+        tg = top[g]
+        ok = np.zeros((g.size, pk.X + 1), dtype=bool)
+        for n in np.unique(pk.n[tg]).tolist():  # a lead (n = 0) may claim anything, a follow its count (or a bomb)
+            h = np.flatnonzero(pk.n[tg] == n)
+            want = None if n == 0 else (pk.n == n) | (pk.bomb if rules.four_of_a_kind == "bomb" else False)
+            ok[h] = claims_ok(pk, S_g[h], A_g[h], rev[g[h]], want)
+        own = ok[np.arange(g.size), tg]                                             # the top's claim can be made
+        r = rev[g].astype(np.int64)
+        strength = pk.strength[r]                                                  # (G, X+1)
+        top_str = strength[np.arange(g.size), tg]
+        beats = (pk.n[None, :] == pk.n[tg][:, None]) & (strength > top_str[:, None])
+        if rules.four_of_a_kind == "bomb":
+            beats |= pk.bomb[None, :]
+        beats |= lead[g][:, None]
+        ok &= beats
+        same = np.flatnonzero(~lead[g])
+        same = same[own[same]]
+        if same.size:  # the top's own claim: a completion holding a card whose suit beats the top's
+            gg = g[same]
+            tc = top[gg]
+            p_ok = picks_ok(pk, tc, zero_counts(pk, gg.size), A[gg], rev[gg])
+            ok[same, tc] = (p_ok & good(gg) & avail_names[gg]).any(axis=1)
+        ok[:, 0] = False
+        out[g, 1:pk.X + 1] = ok[:, 1:]
+        can_pass = ~lead[g]
+        if rules.compulsory_beat:
+            can_pass &= ~ok.any(axis=1)
+        out[g, 0] = can_pass
+    g = np.flatnonzero(claim > 0)
+    if g.size:
+        p_ok = picks_ok(pk, claim[g], counts(pk, picked[g]), A[g], rev[g]) & avail_names[g]
+        none = ~picked[g].any(axis=1)
+        bind = none & (claim[g] == top[g])
+        if bind.any():
+            p_ok[bind] &= good(g[bind])
+        low = none & st.first_lead[g] & lead[g]
+        if low.any():
+            p_ok[low] &= np.arange(pk.U)[None, :] == pk.lowest_name
+        out[g, 1 + pk.X:] = p_ok
+    return out
+
+
 def _play_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:
     """Legal plays: the rank-level table's (B, A) mask, or on card-level rules :func:`_card_mask`."""
+    if c.pk is not None:
+        return _poker_mask(rules, c, st)
     if c.cl is not None:
         return _card_mask(rules, c, st)
     legal, extra, cap, lead, first = _rank_parts(rules, c, st)
@@ -1119,6 +1219,8 @@ def step_inplace(rules: Rules, st: State, actions: np.ndarray, where: np.ndarray
         if declined.any():
             _decline(st, declined)
             active &= ~declined
+    if c.pk is not None:  # poker: a claim or a pick that is not the last one moves no card and no turn
+        active = _poker_pick(c, st, a, active)
     ended = _play(rules, c, st, a, None if active.all() else active)
     ex = np.flatnonzero(phase == EXCHANGE)
     if ex.size:
@@ -1132,6 +1234,26 @@ def step_inplace(rules: Rules, st: State, actions: np.ndarray, where: np.ndarray
         _end_hand(rules, c, sub)
         sub.moved[:] = last_play  # the cards of the play that ended the hand, not the next deal's gifts
         st.put(idx, sub)
+
+
+def _poker_pick(c: _Consts, st: State, a: np.ndarray, active: np.ndarray) -> np.ndarray:
+    """Poker claims and picks (docs/rules.md 45): a claim is noted; a pick takes the next copy of its card
+    into ``picked``. Returns the games that play or pass now (a pass, or the claim's last pick)."""
+    pk = c.pk
+    is_claim = active & (a >= 1) & (a <= pk.X)
+    is_pick = active & (a > pk.X)
+    st.moved[is_claim | is_pick] = False
+    if is_claim.any():
+        st.poker_claim[is_claim] = a[is_claim]
+        st.picked[is_claim] = False
+    g = np.flatnonzero(is_pick)
+    if g.size:
+        held = st.hands[g, st.current[g].astype(np.int64)] & ~st.picked[g]
+        cand = held & (pk.name_of[None, :] == (a[g] - 1 - pk.X)[:, None])
+        st.picked[g, np.argmax(cand, axis=1)] = True
+        done = st.picked[g].sum(axis=1) == pk.n[st.poker_claim[g].astype(np.int64)]
+        is_pick[g[~done]] = False
+    return active & ~is_claim & (is_pick | (a == 0))
 
 
 def _decline(st: State, declined: np.ndarray) -> None:
@@ -1152,7 +1274,9 @@ def _give_back(rules: Rules, c: _Consts, st: State, a: np.ndarray) -> None:
     kind = c.play_kind[c.act_rank[a]]
     recv = st.current.astype(np.int64)
     held = st.hands[ar, recv]
-    if c.cl is not None:  # card-level: the card the id names
+    if c.pk is not None:  # poker: a pick id names the card
+        cand = held & (c.pk.name_of[None, :] == (a - 1 - c.pk.X)[:, None])
+    elif c.cl is not None:  # card-level: the card the id names
         cand = _select(c, held, a)
     elif c.t.has_wild:
         want = np.where((kind >= 0)[:, None], c.t.card_kind[None, :] == kind[:, None], c.t.card_wild[None, :])
@@ -1197,15 +1321,32 @@ def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray,  # noqa: C901 - on
     B, S = st.batch_size, c.S
     ar = np.arange(B)
     cur = st.current.astype(np.int64)
-    rank = c.act_rank[a]
-    size = c.act_size[a]
+    pk = c.pk
+    if pk is not None:  # poker: the claim's picked cards (a pass has none)
+        claim = np.where(a > 0, st.poker_claim, 0).astype(np.int64)
+        rank = pk.first_rank[claim]
+        size = pk.n[claim]
+    else:
+        rank = c.act_rank[a]
+        size = c.act_size[a]
     if active is not None:
         size = np.where(active, size, 0)
     is_play = size > 0
     is_pass = ~is_play if active is None else (active & ~is_play)
 
     is_run = old_run = None
-    if c.cl is not None:  # card-level: the cards the id names, then the least wild cards
+    if pk is not None:
+        sel = st.picked & is_play[:, None]
+        st.hands[ar, cur] &= ~sel
+        st.played_cards |= sel
+        kc = _kind_counts(c, sel)
+        st.counts[ar, cur] -= kc
+        st.played += kc
+        has_wild = (sel & c.t.card_wild).any(axis=1)
+        st.top_claim[:] = np.where(is_play, claim, st.top_claim)
+        st.poker_claim[is_play] = 0
+        st.picked[is_play] = False
+    elif c.cl is not None:  # card-level: the cards the id names, then the least wild cards
         hand = st.hands[ar, cur]
         sel = _select(c, hand, a)
         if active is not None:
@@ -1243,7 +1384,7 @@ def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray,  # noqa: C901 - on
     st.top_owner[:] = np.where(is_play, cur, st.top_owner)
     st.top_wild[:] = np.where(is_play, has_wild, st.top_wild)
     st.first_lead &= ~is_play
-    if c.cl is not None:
+    if c.cl is not None or pk is not None:
         st.top_cards[:] = np.where(is_play[:, None], sel, st.top_cards)
         if is_run is not None:
             st.top_run[:] = np.where(is_play, c.act_run[a], st.top_run)
@@ -1275,6 +1416,8 @@ def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray,  # noqa: C901 - on
     four = is_play & (size >= 4)
     if is_run is not None:
         four &= ~is_run  # a run is never a four of a kind
+    if pk is not None:
+        four = is_play & pk.bomb[claim]  # four or five of a kind, five wild cards (docs/rules.md 46)
     if rules.four_of_a_kind in ("revolution", "revolution_and_reverse"):
         flip = four.copy()
         if rules.revolution_by_singles:
@@ -1352,9 +1495,10 @@ def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray,  # noqa: C901 - on
         st.single_row[trick_end] = 0
         st.top_own[trick_end] = -1
         st.qc_count[trick_end] = 0
-        if c.cl is not None:
+        if c.cl is not None or pk is not None:
             st.top_run[trick_end] = 0
             st.top_cards[trick_end] = False
+            st.top_claim[trick_end] = 0
         st.passed &= ~te
         st.leader[:] = np.where(trick_end, leader, st.leader)
     if rules.quick_clear and claim_now.any():  # the claimer decides first; then the normal turn goes on

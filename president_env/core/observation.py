@@ -41,12 +41,17 @@ trade_pick         K           ``merchant_trade``: the observer's own pick, not 
 claiming           1           ``quick_clear``: the observer is asked whether to claim a quick clear
 clear_count        1           ``quick_clear``: natural cards of the last play's own rank in
                                consecutive plays at the top of the trick
-own_cards          C           card-level rules (``suit_rule``, ``runs``): own cards by card
-played_cards       C           card-level rules: cards played this hand, by card (public)
-top_cards          C           card-level rules: the cards of the play on top
+own_cards          C           rules that name cards (``suit_rule``, ``runs``, poker): own cards by card
+played_cards       C           rules that name cards: cards played this hand, by card (public)
+top_cards          C           rules that name cards: the cards of the play on top
 top_run            1           ``runs``: length of the run on top (0: a set or nothing); with a
                                run on top ``top_size`` is all zero and ``top_rank`` is the rank
                                of its highest card in the order in force
+top_claim          X           ``combinations poker``: one-hot claim of the play on top (all zero:
+                               nothing on top; ``top_size`` runs to 5 under poker)
+claim              X           poker: one-hot claim the observer has made and is picking cards
+                               for (its own decision in progress: all zero for the others)
+picked             C           poker: the cards the observer has picked so far for that claim
 =================  ==========  =====================================================
 
 Cards (``C``) are in the order of ``tables(rules).card_names``: by kind, then suit (weakest
@@ -61,6 +66,7 @@ import numpy as np
 
 from .cards import tables
 from .engine import _consts
+from .poker import claim_table
 from .rules import Rules
 from .state import State
 
@@ -70,6 +76,8 @@ def layout(rules: Rules) -> tuple[tuple[str, int, int, str], ...]:
     """The observation table: (name, offset, length, meaning) for each piece."""
     t = tables(rules)
     K, R, S, P = t.n_kinds, t.n_play_ranks, rules.max_set, rules.players
+    if rules.poker:
+        S = max(S, 5)
     pieces = [
         ("hand", K, "own cards, count per kind"),
         ("played", K, "cards played this hand, count per kind"),
@@ -101,13 +109,18 @@ def layout(rules: Rules) -> tuple[tuple[str, int, int, str], ...]:
     if rules.quick_clear:
         pieces.append(("claiming", 1, "observer asked whether to claim a quick clear"))
         pieces.append(("clear_count", 1, "natural cards of the last play's own rank at the top of the trick"))
-    if rules.card_level:
+    if rules.names_cards:
         C = t.n_cards
         pieces.append(("own_cards", C, "own cards, by card"))
         pieces.append(("played_cards", C, "cards played this hand, by card"))
         pieces.append(("top_cards", C, "the cards of the play on top"))
     if rules.runs:
         pieces.append(("top_run", 1, "length of the run on top (0: a set or nothing)"))
+    if rules.poker:
+        X = claim_table(rules).X
+        pieces.append(("top_claim", X, "one-hot claim of the play on top"))
+        pieces.append(("claim", X, "one-hot claim the observer is picking cards for"))
+        pieces.append(("picked", t.n_cards, "cards the observer has picked for its claim"))
     out, off = [], 0
     for name, n, meaning in pieces:
         out.append((name, off, n, meaning))
@@ -184,10 +197,18 @@ def observe(rules: Rules, state: State, player: int | np.ndarray) -> np.ndarray:
     if rules.quick_clear:
         obs[:, sl["claiming"].start] = my_turn & (state.claim_rank >= 0)
         obs[:, sl["clear_count"].start] = state.qc_count
-    if rules.card_level:
+    if rules.names_cards:
         obs[:, sl["own_cards"]] = state.hands[ar, seat]
         obs[:, sl["played_cards"]] = state.played_cards
         obs[:, sl["top_cards"]] = state.top_cards
     if rules.runs:
         obs[:, sl["top_run"].start] = state.top_run
+    if rules.poker:
+        tc = state.top_claim.astype(np.int64)
+        on = tc > 0
+        obs[ar[on], sl["top_claim"].start + tc[on] - 1] = 1
+        mine = my_turn & (state.poker_claim > 0)
+        mc = state.poker_claim.astype(np.int64)
+        obs[ar[mine], sl["claim"].start + mc[mine] - 1] = 1
+        obs[:, sl["picked"]] = state.picked & mine[:, None]
     return obs

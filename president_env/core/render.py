@@ -18,6 +18,7 @@ import numpy as np
 from .actions import describe_action
 from .cards import tables
 from .engine import exchange_kind, init
+from .poker import play_words
 from .records import Recorder, random_actions, replay_steps, rules_of
 from .rules import Rules
 from .state import EXCHANGE, OVER, PHASE_NAMES, State
@@ -63,6 +64,9 @@ def top_words(rules: Rules, state: State, game: int = 0, agents: Sequence[str] |
     size, rank = int(state.top_size[b]), int(state.top_rank[b])
     wild = " with wild cards" if state.top_wild[b] else ""
     who = _player_name(int(state.seat_player[b, owner]), agents)
+    if rules.poker:  # the combination's name and its cards
+        names = [tables(rules).card_names[c] for c in np.flatnonzero(state.top_cards[b])]
+        return f"{play_words(rules, int(state.top_claim[b]), names)}: {' '.join(names)} by seat {owner} ({who})"
     if rules.card_level:  # the cards themselves (a run, or a set whose suits matter)
         names = [tables(rules).card_names[c] for c in np.flatnonzero(state.top_cards[b])]
         kind = f"run of {size}" if int(state.top_run[b]) else ("single" if size == 1 else f"set of {size}")
@@ -95,6 +99,9 @@ def render(rules: Rules, state: State, game: int = 0, viewer: int | None = None,
         f"dealer seat {int(state.dealer[b])} | {direction} | revolution {'yes' if state.revolution[b] else 'no'}",
         f"top: {top_words(rules, state, b, agents)}",
     ]
+    if rules.poker and state.poker_claim[b] > 0:  # a play in progress: its claim and the cards picked so far
+        picked = " ".join(t.card_names[c] for c in np.flatnonzero(state.picked[b])) or "none yet"
+        lines.append(f"claimed: {describe_action(rules, int(state.poker_claim[b]))} (picked: {picked})")
     played = [f"{k}x{int(n)}" for k, n in zip(t.kinds, state.played[b], strict=True) if n]
     if played:
         lines.append("played: " + " ".join(played))

@@ -29,6 +29,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "four_of_a_kind": ("none", "bomb", "revolution", "revolution_and_reverse"),
     "hand_assignment": ("deal", "expose"),
     "suit_rule": ("none", "rank", "follow", "colour"),
+    "combinations": ("sets", "poker"),
 }
 _BOOLS = (
     "compulsory_beat",
@@ -165,6 +166,7 @@ class Rules:
     # 8. Suit-aware play (options that need the card-level action table)
     suit_rule: str = "none"
     runs: int = 0
+    combinations: str = "sets"
     # The preset this object came from ("custom" when built by hand).
     name: str = field(default="custom", compare=False)
 
@@ -327,7 +329,7 @@ class Rules:
                 raise bad("revolution_reset_rank", r, f"rank {r!r} already has a role in transparent_rank")
 
     def _validate_section8(self, bad: Any) -> None:
-        """suit_order, high_cards and runs."""
+        """suit_order, high_cards, runs and combinations."""
         if isinstance(self.runs, bool) or not isinstance(self.runs, int):
             raise bad("runs", self.runs, "expected 0 (no runs) or a run length of 3 or more")
         longest = stretch = 0  # runs never pass through a wild rank
@@ -355,6 +357,30 @@ class Rules:
             if sum(card[:-1] == rank for card in hc) == len(SUITS):
                 raise bad("high_cards", list(hc), f"takes every card of rank {rank!r}, which leaves no natural "
                           f"{rank!r}; leave {rank!r} out of rank_order instead")
+        if self.combinations == "poker":
+            self._validate_poker(bad)
+
+    def _validate_poker(self, bad: Any) -> None:
+        """Section 8 fine point 7: the options refused with poker combinations, and ours (docs/rules.md 41)."""
+        refused = {
+            "runs": self.runs != 0, "suit_rule": self.suit_rule != "none", "high_cards": bool(self.high_cards),
+            "quick_clear": self.quick_clear, "trump_ranks": bool(self.trump_ranks),
+            "reset_ranks": bool(self.reset_ranks), "power_ranks": bool(self.power_ranks),
+            "transparent_rank": self.transparent_rank is not None,
+            "complete_set_clears": self.complete_set_clears, "equal_play_skips": self.equal_play_skips,
+            "revolution_by_singles": self.revolution_by_singles,
+            "revolution_reset_rank": self.revolution_reset_rank is not None,
+            # ours: a poker play has no one rank for an eight cut, and no size rule applies (a follow has
+            # the lead's count); jokers have no suit to make a flush with; ties are decided by
+            # equal_rank_beats alone
+            "size_rule": self.size_rule != "equal", "jokers": self.jokers != 0, "eight_cut": self.eight_cut,
+            "wild_tie": self.wild_tie != "equal",
+        }
+        for opt, on in refused.items():
+            if on:
+                raise bad(opt, getattr(self, opt) if not isinstance(getattr(self, opt), frozenset)
+                          else sorted(getattr(self, opt)), "is not allowed with combinations 'poker' "
+                          "(rule book section 8 fine point 7; docs/rules.md choice 41)")
 
     # ------------------------------------------------------------- derived
     @property
@@ -413,8 +439,19 @@ class Rules:
 
     @property
     def card_level(self) -> bool:
-        """Whether actions name cards (``suit_rule`` or ``runs`` on) rather than a rank and a size."""
+        """Whether the action table is the card-level table of sets and runs (``suit_rule`` or ``runs``
+        on) rather than (rank, size). Poker has a table of its own: see :attr:`poker`."""
         return self.suit_rule != "none" or self.runs > 0
+
+    @property
+    def poker(self) -> bool:
+        """``combinations poker``: a play is a claimed poker combination, then its cards one by one."""
+        return self.combinations == "poker"
+
+    @property
+    def names_cards(self) -> bool:
+        """Whether actions, records and observations name cards (card-level table or poker)."""
+        return self.card_level or self.poker
 
     @property
     def power(self) -> dict[str, tuple[int, ...]]:
@@ -510,6 +547,8 @@ PRESET_TABLE: dict[str, tuple[str, dict[str, Any]]] = {
     "reversing_colour": ("seed 000 (reversing colour)", {"suit_rule": "colour"}),
 }
 PRESET_TABLE["daifugo_runs"] = ("seed 001 (Daifugo with sequences)", {**PRESET_TABLE["daifugo"][1], "runs": 3})
+PRESET_TABLE["rich_man_poor_man"] = ("seed 000 first section (Rich Man, Poor Man)", {
+    "combinations": "poker", "suit_order": ("C", "S", "H", "D"), "wild_ranks": {"2"}})
 PRESET_ALIASES = {"hubéres": "huberes", "hűbéres": "huberes"}
 PRESETS: tuple[str, ...] = tuple(PRESET_TABLE)
 

@@ -64,6 +64,9 @@ class State:
     top_cards: np.ndarray    # (B,C) bool    the cards of the play on top (card-level rules only)
     played_cards: np.ndarray  # (B,C) bool   cards played this hand (card-level rules only)
     moved: np.ndarray        # (B,C) bool    cards the last action played or gave (a merchant's first pick: its card)
+    poker_claim: np.ndarray  # (B,) int16    poker: the claim id the player to act has made and is picking, 0 none
+    picked: np.ndarray       # (B,C) bool    poker: the cards it has picked so far (still in its hand)
+    top_claim: np.ndarray    # (B,) int16    poker: the claim id of the play on top, 0 when leading
     legal: np.ndarray        # (B,A) bool    legal actions now (only pass once the session is over)
 
     @property
