@@ -57,7 +57,7 @@ def measure(name: str, batch: int, seconds: float, seed: int = 0) -> float:
 
 def main(argv: list[str] | None = None) -> list[dict]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--presets", default="president,daifugo,suit_ranking,daifugo_runs")
+    ap.add_argument("--presets", default="president,daifugo,suit_ranking,daifugo_runs,rich_man_poor_man")
     ap.add_argument("--batches", default="1,64,1024,4096")
     ap.add_argument("--seconds", type=float, default=2.0, help="measuring time per row")
     ap.add_argument("--json", action="store_true", help="print one JSON list of rows")

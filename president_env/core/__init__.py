@@ -1,6 +1,6 @@
 """The rules core: NumPy only. Rules and presets, cards, actions, the batched engine."""
 
-from .actions import PASS, action_id, action_table, card_action_id, describe_action, n_actions
+from .actions import PASS, action_id, action_table, card_action_id, claim_id, describe_action, n_actions, pick_id
 from .cards import card_index, card_names, tables
 from .engine import (
     IllegalActionError,
@@ -21,7 +21,8 @@ from .scalar import ScalarGame
 from .state import EXCHANGE, OVER, PLAY, State
 
 __all__ = [
-    "PASS", "action_id", "action_table", "card_action_id", "describe_action", "n_actions", "card_index", "card_names",
+    "PASS", "action_id", "action_table", "card_action_id", "claim_id", "pick_id", "describe_action", "n_actions",
+    "card_index", "card_names",
     "tables",
     "IllegalActionError", "current_player", "exchange_kind", "init", "legal_action_mask", "make_keys", "rewards",
     "step", "step_inplace", "terminated", "observe", "PRESETS", "Rules", "RulesError", "preset",
