@@ -10,6 +10,9 @@ Among the legal plays it takes, in this order of preference:
 
 It passes only when no play is legal. In the exchange it gives back its weakest
 cards. "Weakest" follows the rank order in force (a revolution turns it around).
+Under poker combinations it claims in the same tiers (a claim that needs no wild card
+and takes whole groups first; the weakest play on a lead, the weakest claim that beats
+on a follow) and picks the claim's weakest cards, naturals first (agents/_poker.py).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import numpy as np
 
 from ._cards import pick_cards, project
 from ._plays import holdings, play_consts
+from ._poker import act as poker_act
 from .base import Agent, decode
 
 
@@ -28,6 +32,8 @@ class GreedyAgent(Agent):
     deterministic = True
 
     def _act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        if self.rules.poker:  # a claim, then its cards one by one (agents/_poker.py)
+            return poker_act(self.rules, obs, mask, smart=False)
         if self.rules.card_level:  # plan by rank, then pick the cards (agents/_cards.py)
             return pick_cards(self.rules, obs, mask, self._act_rank(obs, project(self.rules, mask), rng))
         return self._act_rank(obs, mask, rng)

@@ -43,6 +43,10 @@ How it thinks (NumPy over the whole batch; it reads only its observation):
   first, then cards from triples, then from pairs; never a control, joker, wild
   card, trump, power or reset card or eight (``eight_cut``) while anything else is
   left. A merchant's trade (``merchant_trade``) gives its least useful card the same way.
+* **Poker combinations** (``combinations poker``): the same plan (controls and losers by
+  rank groups, counted the same way) chooses a claim, then its cards are picked one by
+  one: it leads natural 5-card hands and its weakest groups whole, keeps made hands and
+  wild twos, and picks naturals before wild cards, weakest suits first (agents/_poker.py).
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ import numpy as np
 
 from ._cards import pick_cards, project
 from ._plays import PlayConsts, holdings, play_consts
+from ._poker import act as poker_act
 from .base import Agent, ObsView, decode
 
 
@@ -169,6 +174,8 @@ class HeuristicAgent(Agent):
     reset_weight: float = 0.0
 
     def _act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        if self.rules.poker:  # a claim, then its cards one by one (agents/_poker.py)
+            return poker_act(self.rules, obs, mask, smart=True)
         if self.rules.card_level:  # plan by rank, then pick the cards (agents/_cards.py)
             return pick_cards(self.rules, obs, mask, self._act_rank(obs, project(self.rules, mask), rng))
         return self._act_rank(obs, mask, rng)
