@@ -4,8 +4,9 @@
   learner in all seats but one), timed as in ``bench_training.py``: the whole run.
 * ``rllib_N``: ``president train --backend rllib --env-runners N`` (multi-agent PPO, every seat the
   shared policy): PPO iterations after one warm-up iteration, divided into the iterations' wall
-  time; RLlib's own timers split each iteration into sampling (EnvRunners stepping the AEC env and
-  the module) and learning (the PPO update in this process).
+  time, split into the PPO update ("learning": the learner group's ``update``, timed around the
+  call, in this process) and the rest ("sampling": EnvRunners stepping the AEC env and the module,
+  moving the episodes, syncing the weights).
 
 Both do the same PPO work per decision (two hidden layers of 256, minibatches of 4,096, 4
 epochs; SB3 updates on 16,384 decisions per rollout, RLlib on ``--train-batch``, the same by
@@ -26,6 +27,7 @@ import json
 import os
 import sys
 import time
+from typing import Any
 
 for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
@@ -66,32 +68,44 @@ def bench_rllib(preset: str, runners: int, iterations: int, train_batch: int, nu
     ray.init(num_cpus=max(num_cpus, runners), include_dashboard=False, log_to_driver=False)
     try:
         algo = build_config(preset, None, s, runners, "shared", 0, module_ids(rules, "shared")).build_algo()
-        first = algo.train()                                   # warm-up: actors, first weights, compiled paths
+        algo.train()                                           # warm-up: actors, first weights, compiled paths
         startup = time.perf_counter() - t0
-        start_decisions = first["num_env_steps_sampled_lifetime"]
-        sample = learn = 0.0
+        learn = _time_updates(algo)
+        decisions = 0
         t1 = time.perf_counter()
         for _ in range(iterations):
-            r = algo.train()
-            timers = r.get("timers", {})
-            sample += float(timers.get("env_runner_sampling_timer", 0.0))
-            learn += float(timers.get("learner_update_timer", 0.0))
+            decisions += int(algo.train()["env_runners"]["num_env_steps_sampled"])
         seconds = time.perf_counter() - t1
-        decisions = int(r["num_env_steps_sampled_lifetime"] - start_decisions)
         algo.stop()
     finally:
         ray.shutdown()
     return {"path": f"rllib_{runners}", "env_runners": runners, "decisions": decisions, "seconds": round(seconds, 2),
-            "decisions_per_s": decisions / seconds, "sample_s": round(sample, 2), "learn_s": round(learn, 2),
-            "startup_s": round(startup, 1)}
+            "decisions_per_s": decisions / seconds, "sample_s": round(seconds - learn[0], 2),
+            "learn_s": round(learn[0], 2), "startup_s": round(startup, 1)}
+
+
+def _time_updates(algo: Any) -> list[float]:
+    """Wrap the learner group's ``update`` (the PPO update of an iteration) so its seconds add up in the list."""
+    spent = [0.0]
+    update = algo.learner_group.update
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        t = time.perf_counter()
+        try:
+            return update(*args, **kwargs)
+        finally:
+            spent[0] += time.perf_counter() - t
+
+    algo.learner_group.update = timed
+    return spent
 
 
 def projection(row: dict, runners: int) -> float:
-    """Decisions/s with ``runners`` EnvRunners on their own cores: sampling split ``runners`` ways, the update not.
+    """Decisions/s with ``runners`` EnvRunners on their own cores: sampling split ``runners`` ways, the rest not.
 
-    ``row`` is a measured one-runner row; its other time (weight sync, bookkeeping) is kept."""
-    other = max(0.0, row["seconds"] - row["sample_s"] - row["learn_s"])
-    return row["decisions"] / (row["sample_s"] / runners + row["learn_s"] + other)
+    ``row`` is a measured one-runner row: ``learn_s`` the PPO update, which stays in the learner, and
+    ``sample_s`` the rest of the iterations' time (sampling, moving episodes, syncing weights)."""
+    return row["decisions"] / (row["sample_s"] / runners + row["learn_s"])
 
 
 def main(argv: list[str] | None = None) -> list[dict]:

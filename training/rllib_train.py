@@ -59,7 +59,8 @@ class RllibSettings:
     train_batch: int = 4096                # decisions per PPO iteration (train_batch_size_per_learner)
     minibatch: int = 512
     epochs: int = 4
-    envs_per_runner: int = 32              # games each EnvRunner steps together (num_envs_per_env_runner)
+    envs_per_runner: int = 64              # games each EnvRunner steps together (num_envs_per_env_runner)
+    learners: int = 0                      # remote Learner actors sharing the update (0: in this process)
     episode: str = "hand"                  # one hand per episode ...
     start_ranks: str | None = "random"     # ... from random ranks, so every hand has an exchange
     reward: str = "points"
@@ -166,7 +167,7 @@ def build_config(rules_preset: str, players: int | None, s: RllibSettings, env_r
                      disable_env_checking=True)
         .env_runners(num_env_runners=env_runners, num_envs_per_env_runner=s.envs_per_runner,
                      num_cpus_per_env_runner=1, rollout_fragment_length="auto")
-        .learners(num_learners=0)
+        .learners(num_learners=s.learners)
         .multi_agent(policies=set(mids), policy_mapping_fn=_shared_policy if policies == "shared" else _own_policy)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
         .training(train_batch_size_per_learner=s.train_batch, minibatch_size=s.minibatch, num_epochs=s.epochs,
