@@ -26,7 +26,7 @@ from president_env.core.resample import resample, resample_game, worlds_from_obs
 from president_env.core.state import field_names
 
 # What resample may change: the hidden hands and what derives from them.
-CHANGED = {"hands", "counts", "discarded", "trade_pick", "legal"}
+CHANGED = {"hands", "counts", "discarded", "trade_pick", "poker_claim", "picked", "legal"}
 
 
 def random_states(rules, seed: int, games: int = 24, max_steps: int = 90) -> State:
@@ -283,3 +283,19 @@ def test_resample_is_seeded_and_checks_its_arguments():
         resample(rules, st, 0, 0, np.random.default_rng(0))
     with pytest.raises(TypeError, match="Generator"):
         resample(rules, st, 0, 1, 5)
+
+
+def test_poker_claim_in_progress_is_kept_for_its_player_and_hidden_from_the_others():
+    rules = preset("rich_man_poor_man")
+    st = random_states(rules, seed=3, games=48)
+    pending = np.flatnonzero(st.picked.any(axis=1))
+    assert pending.size, "no claim in progress among the random positions"
+    st = st.take(pending)
+    rng = np.random.default_rng(0)
+    actor = st.seat_player[np.arange(st.batch_size), st.current.astype(np.int64)].astype(np.int64)
+    own = resample(rules, st, actor, 2, rng)
+    np.testing.assert_array_equal(own.poker_claim, np.repeat(st.poker_claim, 2))
+    np.testing.assert_array_equal(own.picked, np.repeat(st.picked, 2, axis=0))
+    other = resample(rules, st, (actor + 1) % rules.players, 2, rng)
+    assert (other.poker_claim == 0).all() and not other.picked.any()
+    assert other.legal.any(axis=1).all()

@@ -279,6 +279,10 @@ def _deal_hidden(rules: Rules, state: State, kn: Knowledge, rng: np.random.Gener
     if bs.size:
         r = np.where(new_hands[bs, ss], rng.random((bs.size, C)), -1.0)
         new.trade_pick[bs, ss] = np.argmax(r, axis=1)
+    if rules.poker:  # another player's claim in progress is hidden: in the new deal it has not claimed yet
+        hidden = new.current.astype(np.int64) != o
+        new.poker_claim[hidden] = 0
+        new.picked[hidden] = False
     _refresh_legal(rules, _consts(rules), new)
     return new
 
@@ -314,7 +318,8 @@ def resample(rules: Rules, state: State, player: int | np.ndarray, n: int,
     with the cards ``player`` cannot see dealt again at random, consistent with what it knows.
 
     Only the hidden hands and what derives from them change (``hands``, ``counts``, ``discarded``,
-    the other merchants' hidden ``trade_pick``, ``legal``); ``observe(rules, copy, player)`` equals
+    the other merchants' hidden ``trade_pick``, another player's poker claim in progress and its picks,
+    ``legal``); ``observe(rules, copy, player)`` equals
     the original's. ``player`` is an int or one player per game."""
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
@@ -504,6 +509,13 @@ def _state_from_observation(rules: Rules, obs: np.ndarray) -> State:  # noqa: C9
         st.first_lead[:] = ((phase == PLAY) & ~has_ranks & (played.sum(axis=1) == 0) & ~has_top
                             & (obs[:, sl["my_turn"].start] > 0.5) & (finish < 0).all(axis=1)
                             & hands[:, 0, rc.lowest_cards].any(axis=1))
+
+    if rules.poker:  # the claim on top (public), and the observer's own claim in progress and its picks
+        on_top = obs[:, sl["top_claim"]]
+        st.top_claim[:] = np.where(on_top.any(axis=1), np.argmax(on_top, axis=1) + 1, 0)
+        mine_claim = obs[:, sl["claim"]]
+        st.poker_claim[:] = np.where(mine_claim.any(axis=1), np.argmax(mine_claim, axis=1) + 1, 0)
+        st.picked[:] = (obs[:, sl["picked"]] > 0.5) & hands[:, 0]
 
     if rules.hand_assignment == "expose":
         shown = obs[:, sl["exposed"]].reshape(N, P, K)
