@@ -261,3 +261,17 @@ def test_base_commands_do_not_import_ray():
             "'--hands', '1', '--no-progress']); assert 'ray' not in sys.modules, 'ray was imported'")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.slow
+def test_resume_continues_from_the_rllib_checkpoint(local_ray, trained, tmp_path):
+    """Slow (a second RLlib run): ``pytest -m slow tests/test_ray.py``. ``--resume`` restores the weights
+    and the counts of the first run and goes on from them."""
+    first, _ = trained
+    args = RllibTrainArgs(preset="president", timesteps=10**9, iterations=3, out=str(tmp_path), env_runners=0,
+                          resume=str(first.checkpoint_path), checkpoint_every=0, final_deals=0, progress=False,
+                          settings=dict(TINY))
+    result = train_rllib(args)
+    assert result.iterations == 3 and result.timesteps > first.timesteps
+    rows = (tmp_path / "progress.csv").read_text().splitlines()
+    assert [r.split(",")[0] for r in rows[1:]] == ["3"]
