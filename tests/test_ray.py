@@ -245,6 +245,12 @@ def test_missing_ray_is_a_clear_error(monkeypatch, capsys):
         assert 'Ray is not installed' in (err := capsys.readouterr().err) and 'pip install -e ".[ray]"' in err
 
 
+def test_resume_from_something_else_is_a_clear_error(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["train", "--backend", "rllib", "--out", str(tmp_path / "o"), "--resume", str(tmp_path)])
+    assert "not an RLlib checkpoint folder" in capsys.readouterr().err
+
+
 def test_rllib_options_need_the_rllib_backend(capsys):
     for extra in (["--env-runners", "2"], ["--address", "auto"], ["--policies", "per-seat"]):
         with pytest.raises(SystemExit):

@@ -215,6 +215,9 @@ def train_rllib(args: RllibTrainArgs) -> RllibTrainResult:
     mids = module_ids(rules, args.policies)
     if args.env_runners < 0:
         raise ValueError(f"--env-runners must be 0 or more, got {args.env_runners}")
+    if args.resume and not (Path(args.resume) / "learner_group").is_dir():
+        raise ValueError(f"--resume {args.resume}: not an RLlib checkpoint folder (no learner_group/ in it); "
+                         "give the checkpoint/ or checkpoints/iter_N/ folder of a run")
     out = Path(args.out)
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
     (out / "args.json").write_text(json.dumps({"args": asdict(args), "settings": asdict(s),
