@@ -33,6 +33,7 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 from _common import one_core  # noqa: E402
+from bench_training import bench_training  # noqa: E402
 
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if PROJECT not in sys.path:
@@ -41,8 +42,6 @@ if PROJECT not in sys.path:
 
 def bench_sb3(preset: str, decisions: int) -> dict:
     """The SB3 trainer (default learner seats) for ``decisions`` learner decisions, whole-run wall time."""
-    from bench_training import bench_training
-
     from president_env.core import preset as make_preset
 
     seats = make_preset(preset).players - 1
