@@ -1,5 +1,6 @@
 """Random rule sets: every option of the rule book (sections 1 to 6, and of section 8 ``suit_order``,
-``high_cards``, ``quick_clear`` and the card-level ``suit_rule`` and ``runs``), drawn at random.
+``high_cards``, ``quick_clear``, the card-level ``suit_rule`` and ``runs``, and ``combinations poker``),
+drawn at random.
 
 Candidates are drawn from a seeded generator over every field of :class:`Rules` (except ``name``);
 those :class:`Rules` refuses are skipped (the error must name an option), and a healthy fraction
@@ -10,7 +11,9 @@ ranks, so the exchange, ``expose`` and merchant trades come up) on the batched e
 * lockstep: the batched State equals ``ScalarGame.to_states`` field by field (dtypes included),
   and ``observe()`` equals ``ScalarGame.observe`` for every player;
 * the legal mask equals ``reference_legal`` (tests/test_core_properties.py), candidate by candidate, or on
-  card-level rules ``reference_card_legal`` below (the card-level table, entry by entry);
+  card-level rules ``reference_card_legal`` below (the card-level table, entry by entry), or under poker
+  ``reference_poker_mask`` (every subset of the hand; checked on hands of at most ``POKER_REFERENCE_CARDS``
+  cards, as it is slow);
 * cards are conserved (held + played + discarded == the pack, per kind);
 * every hand ends within a step bound and every session within its hands; finishing orders are
   permutations and points are ``rules.points``;
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import zlib
 
 import numpy as np
 import pytest
@@ -40,6 +44,7 @@ from test_scalar import assert_same
 from president_env.core import EXCHANGE, OVER, PLAY, Rules, RulesError, State, init, tables
 from president_env.core.actions import action_table
 from president_env.core.cards import WILD
+from president_env.core.poker_reference import reference_poker_mask
 from president_env.core.records import Recorder, replay, start_state
 from president_env.core.rules import _CHOICES, DEFAULT_RANK_ORDER, NATURAL_RANKS, OPTION_NAMES
 from president_env.core.scalar import ScalarGame
@@ -48,6 +53,15 @@ from president_env.core.state import field_names
 FAST_SEED, FAST_COMBOS = 20240601, 60
 SLOW_SEED, SLOW_COMBOS = 777, 600
 KEPT_AT_LEAST = 0.4  # of the candidates drawn
+POKER_SHARE = 0.2    # of the candidates turned into poker rule sets
+POKER_REFERENCE_CARDS = 6  # the brute-force poker reference is checked on hands this small
+# The options refused with combinations poker (docs/rules.md choice 41), and the value a poker candidate takes
+POKER_REFUSED = {
+    "runs": 0, "suit_rule": "none", "high_cards": (), "quick_clear": False, "trump_ranks": set(), "reset_ranks": set(),
+    "power_ranks": {}, "transparent_rank": None, "complete_set_clears": False, "equal_play_skips": False,
+    "revolution_by_singles": False, "revolution_reset_rank": None, "size_rule": "equal", "jokers": 0,
+    "eight_cut": False, "wild_tie": "equal",
+}
 KLOOTZAKKEN = ("7", "8", "9", "T", "J", "Q", "K", "A", "2", "3")
 ACES_HIGH = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")
 
@@ -182,7 +196,31 @@ def random_options(rng: np.random.Generator) -> dict:  # noqa: C901 - one line p
     if coin(0.25) and (len(natural) >= 3 or coin(0.1)):
         longest = max(len(natural), 3)  # runs longer than the natural ranks are refused
         o["runs"] = min(3 + int(rng.choice(4, p=[0.6, 0.25, 0.1, 0.05])), longest) if coin(0.97) else 2  # 2 too
+    _poker_options(o)
     return o
+
+
+def _poker_options(o: dict) -> None:
+    """``combinations``: a share of the candidates play poker, with the options of docs/rules.md choice 41.
+
+    Drawn from a generator seeded by the candidate itself, not from the main one, so that the other candidates
+    stay those drawn before poker existed. Most poker candidates drop every refused option; a few keep one
+    (refused: the error must name it)."""
+    canon = repr(sorted((k, sorted(v) if isinstance(v, (set, frozenset)) else v) for k, v in o.items()))
+    side = np.random.default_rng(zlib.crc32(canon.encode()))
+    o["combinations"] = "sets"
+    if side.random() >= POKER_SHARE:
+        return
+    o["combinations"] = "poker"
+    keep = list(POKER_REFUSED)[int(side.integers(len(POKER_REFUSED)))] if side.random() < 0.1 else None
+    for name, value in POKER_REFUSED.items():
+        if name != keep:
+            o[name] = value
+    if o["jokers"] == 0:  # no jokers: none wild, none forbidden
+        o["wild_ranks"] = {r for r in o["wild_ranks"] if r not in ("JK", "BJ", "RJ")}
+        o["forbidden_finish"] = {r for r in o["forbidden_finish"] if r not in ("JK", "BJ", "RJ")}
+    # a poker hand takes two or three times the decisions (claims and picks): short sessions
+    o["hands_per_session"] = min(o["hands_per_session"] or 2, 2)
 
 
 @dataclasses.dataclass
@@ -392,8 +430,34 @@ def _trades(rules: Rules) -> int:
 
 
 def _hand_step_bound(rules: Rules) -> int:
-    """Decisions a hand can take: the exchange's, then at most P + 1 actions per card played."""
-    return _trades(rules) + rules.n_cards * (rules.players + 1) + rules.players + 1
+    """Decisions a hand can take: the exchange's, then at most P + 1 actions per card played (P + 2 under poker:
+    a single is a claim and a pick)."""
+    return _trades(rules) + rules.n_cards * (rules.players + 1 + rules.poker) + rules.players + 1
+
+
+def reference_poker_legal(rules: Rules, st: State, b: int) -> np.ndarray | None:
+    """Legal actions of game b under poker: ``reference_poker_mask`` in the play phase (None, not checked, on
+    hands of more than ``POKER_REFERENCE_CARDS`` cards), a pick per card name held in the exchange."""
+    t, table = tables(rules), action_table(rules)
+    out = np.zeros(table.n, dtype=bool)
+    phase = int(st.phase[b])
+    if phase == OVER:
+        out[0] = True
+        return out
+    seat = int(st.current[b])
+    held = [t.card_names[c] for c in np.flatnonzero(st.hands[b, seat])]
+    picks = {table.cards[j][0]: j for j in np.flatnonzero(table.pick >= 0)}
+    if phase == EXCHANGE:  # give-backs and trades name a card held
+        out[[picks[n] for n in held]] = True
+        return out
+    if len(held) > POKER_REFERENCE_CARDS:
+        return None
+    names = [t.card_names[c] for c in np.flatnonzero(st.picked[b])]
+    top = [t.card_names[c] for c in np.flatnonzero(st.top_cards[b])]
+    ids = reference_poker_mask(rules, held, names, int(st.poker_claim[b]), int(st.top_claim[b]), top,
+                               bool(st.revolution[b]), bool(st.first_lead[b]))
+    out[sorted(ids)] = True
+    return out
 
 
 class _Cards:
@@ -475,7 +539,7 @@ def play_sessions(rules: Rules, seed: int, batch: int, start_ranks: str | None) 
     cards = _Cards(rules)
     t = cards.t
     best_of = dict(zip(t.card_names, cards.best.tolist(), strict=True))
-    P, S = rules.players, rules.max_set
+    P, S = rules.players, max(rules.max_set, 5 if rules.poker else 0)  # a poker play has up to 5 cards
     rng = np.random.default_rng(seed)
     st = init(rules, batch, seed, start_ranks=start_ranks)
     twins = ScalarGame.from_states(rules, st, np.arange(batch))
@@ -513,7 +577,12 @@ def play_sessions(rules: Rules, seed: int, batch: int, start_ranks: str | None) 
         assert (kinds == st.counts).all() and (st.hands.sum(axis=2) == st.n_cards).all(), where
         assert st.legal.any(axis=1).all(), f"{where}: no legal action"
         for b in np.flatnonzero(live):
-            ref = (reference_card_legal if rules.card_level else reference_legal)(rules, st, int(b))
+            if rules.poker:
+                ref = reference_poker_legal(rules, st, int(b))
+                if ref is None:
+                    continue
+            else:
+                ref = (reference_card_legal if rules.card_level else reference_legal)(rules, st, int(b))
             if not np.array_equal(st.legal[b], ref):
                 np.testing.assert_array_equal(st.legal[b], ref, err_msg=f"{where}: the mask of game {b}")
         # Who leads the hand (section 2), once the exchange is over.
@@ -529,9 +598,12 @@ def play_sessions(rules: Rules, seed: int, batch: int, start_ranks: str | None) 
             g.step(a)
         where = f"{where}, actions {actions.tolist()}"
         assert_same(rules, st, twins, where)
-        # The first play of a session's first hand holds the lowest card (either copy with two decks).
+        # The first play of a session's first hand holds the lowest card (either copy with two decks); under
+        # poker the play is made by the claim's last pick.
         for b in np.flatnonzero(first_play_due & (before.phase == PLAY)):
             assert actions[b] > 0 and before.first_lead[b], where
+            if rules.poker and not (st.moved[b].any() or st.hand_over[b]):
+                continue
             if not st.hand_over[b]:
                 assert cards.lowest & set(np.flatnonzero(st.moved[b]).tolist()), f"{where}: game {b}"
             first_play_due[b] = False
@@ -584,7 +656,7 @@ def play_sessions(rules: Rules, seed: int, batch: int, start_ranks: str | None) 
             best_first = sorted(r["deal"][e["from"]], key=best_of.__getitem__, reverse=True)
             assert sorted(e["cards"]) == sorted(best_first[:n]), f"{rules!r}: gift {e} from {best_first}"
         if r["hand"] == 0 and r["prev_ranks"] is None and rules.first_lead == "lowest_card":
-            lead = r["decisions"][0]["cards"]
+            lead = next(d["cards"] for d in r["decisions"] if d["cards"])  # poker: claims and picks move none
             assert t.card_names[t.lowest_card] in lead, f"{rules!r}: first lead {lead}"
     return {"steps": i, "hands": int(hands_done.sum()), "exchange": int(exchange_steps.sum())}
 

@@ -79,6 +79,8 @@ def events(rules: Rules, before: State, after: State, actions: np.ndarray) -> se
     if (after.phase == OVER).any():
         out.add("session_over")
     table = action_table(rules)
+    if rules.poker:
+        return out | poker_events(rules, before, after, actions)
     for b in np.flatnonzero(play & ~after.hand_over):
         a = int(actions[b])
         rank, size = int(table.rank[a]), int(table.size[a])
@@ -147,6 +149,35 @@ def card_events(rules: Rules, before: State, after: State, b: int, a: int) -> se
     return out
 
 
+def poker_events(rules: Rules, before: State, after: State, actions: np.ndarray) -> set[str]:
+    """Poker: the kinds of the plays made in this step, and the situations of choices 44-46 they made."""
+    from president_env.core import poker as PK
+
+    ct = PK.claim_table(rules)
+    out = set()
+    in_play = before.phase == 1
+    play = in_play & (actions > 0)
+    made = play & after.moved.any(axis=1)
+    for b in np.flatnonzero(made):
+        claim = int(before.poker_claim[b])
+        out.add("poker " + PK.KIND_NAMES[int(ct.kind[claim])])
+        if claim == before.top_claim[b]:
+            out.add("poker_same_claim")
+        bomb = bool(ct.bomb[claim]) and rules.four_of_a_kind == "bomb"
+        if bomb and not after.hand_over[b] and after.top_claim[b] == 0:
+            out.add("bomb")
+        if bomb and before.top_claim[b] and ct.n[claim] != ct.n[before.top_claim[b]]:
+            out.add("poker_bomb_on_other_count")
+        if after.finish[b].max() == rules.players - 1 and (after.finish[b] < 0).sum() > 1:
+            out.add("forbidden_finish")
+    if (in_play & (actions == 0)).any():
+        out.add("pass")
+    if rules.pass_rule == "single_round" and (in_play & (before.top_claim > 0) & (after.top_claim == 0)
+                                              & ~after.hand_over).any():
+        out.add("round_over")
+    return out
+
+
 def lockstep(rules: Rules, batch: int, seed: int, steps: int, start_ranks=None) -> set[str]:
     """Random legal play on a batch and its scalar twins, compared after every step; the events seen."""
     rng = np.random.default_rng(seed)
@@ -168,7 +199,8 @@ def lockstep(rules: Rules, batch: int, seed: int, steps: int, start_ranks=None) 
     return seen
 
 
-PLAYER_COUNTS = {"double_deck": (8, 12, 5), "huberes": (6, 4, 8), "merchants": (6, 7, 8)}
+PLAYER_COUNTS = {"double_deck": (8, 12, 5), "huberes": (6, 4, 8), "merchants": (6, 7, 8),
+                 "rich_man_poor_man": (4, 3, 7)}
 
 
 @pytest.mark.parametrize("name", PRESETS)
@@ -185,6 +217,16 @@ def test_player_counts_and_longer_sessions(players):
     rules = preset("president", players=players, target_points=5)
     seen = lockstep(rules, batch=3, seed=players, steps=1500)
     assert {"next_hand", "session_over", "give_back"} <= seen
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6, 7])
+def test_poker_player_counts(players):
+    """rich_man_poor_man (combinations poker) at 3 to 7 players: claims, picks and plays in lockstep."""
+    rules = preset("rich_man_poor_man", players=players, hands_per_session=2)
+    seen = lockstep(rules, batch=3, seed=players, steps=2000)
+    seen |= lockstep(rules, batch=2, seed=10 + players, steps=1000, start_ranks="random")
+    assert {"next_hand", "session_over", "give_back", "pass", "poker set", "wild_play"} <= seen
+    assert len({e for e in seen if e.startswith("poker ")}) >= 3, sorted(seen)
 
 
 SHORT = "3 4 5 6 7 8 9 T"  # a short deck: sets of four and complete sets come up often in random play
@@ -243,6 +285,20 @@ SPECIAL = {
                               {"run_lead", "run_beats_run", "set_on_run"}),
     "runs_two_decks_suits": (Rules(players=6, decks=2, runs=4, suit_rule="rank", wild_ranks={"2"},
                                    pass_rule="single_round", target_points=4), {"run_lead", "suit_beat"}),
+    # Poker combinations (docs/rules.md choices 41-48)
+    "poker_bomb_compulsory": (preset("rich_man_poor_man", players=3, rank_order=SHORT + " 2", four_of_a_kind="bomb",
+                                     compulsory_beat=True, target_points=6),
+                              {"bomb", "poker_bomb_on_other_count", "poker four of a kind"}),
+    "poker_revolution_equal": (preset("rich_man_poor_man", players=3, rank_order=SHORT, wild_ranks={"9"},
+                                      four_of_a_kind="revolution_and_reverse", equal_rank_beats=True,
+                                      pass_rule="single_round", direction="counter_clockwise", target_points=6),
+                               {"revolution", "reverse", "poker_same_claim", "round_over"}),
+    "poker_two_decks": (Rules(players=5, decks=2, combinations="poker", rank_order=SHORT, wild_ranks={"T"},
+                              suit_order=("S", "H", "D", "C"), first_lead="dealer", forbidden_finish={"T"},
+                              president_must_win=True, pass_rule="locks_out", target_points=4),
+                        {"poker five of a kind", "poker flush", "forbidden_finish"}),
+    "poker_merchants_expose": (preset("rich_man_poor_man", players=6, merchant_trade=True, hand_assignment="expose",
+                                      exchange=(1, 1), target_points=4), {"give_back", "poker set"}),
 }
 
 

@@ -17,8 +17,12 @@ field (``from_state`` / ``to_state``), and its observation equals
 On card-level rules (``suit_rule``, ``runs``) the legal ids come from the sets the player holds
 (cached per holding of a kind, grouped by rank-level id) and the runs it can make (cached per suit
 holding and wild count), filtered as the engine's ``_card_mask`` does; a play takes the cards its id
-names, then the least wild cards held (the engine's ``_select``). Rank-level rules take none of
-these paths.
+names, then the least wild cards held (the engine's ``_select``). Under ``combinations poker`` a play is
+a claim, then its cards picked one by one (docs/rules.md choices 41-48); the legal ids come by brute
+force, independently of the engine's counting: every subset of 1 to 5 cards of the hand, stated claim by
+claim (``_subset_claims``, tested equal to ``poker.satisfies``), tabled once per hand (a hand after a
+play keeps the subsets it still holds), then filtered by what beats the top and the first-pick rules.
+Rank-level rules take none of these paths.
 
 What stays in NumPy: the first deal of a session (``new`` calls ``engine.init``) and the
 shuffle of every later deal (the engine's counter-based hash of (key, hand number)), once
@@ -30,6 +34,7 @@ from __future__ import annotations
 
 import operator
 from bisect import insort
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -108,6 +113,7 @@ class _Tab:
     zeros_p: tuple[int, ...]
     int8_fields: tuple[tuple[str, tuple[int, ...], int, bool], ...]
     cl: _CardTab | None = None        # card-level rules (suit_rule, runs): see _card_tab
+    pk: _PokerTab | None = None       # combinations poker: see _poker_tab
     intervals: dict[tuple, tuple] = field(default_factory=dict)
 
 
@@ -166,16 +172,17 @@ def _tab(rules: Rules) -> _Tab:
         extras=bool(c.reset_play.any()) or rules.four_of_a_kind == "bomb" or rules.complete_set_clears
         or c.has_power,
         extra_obs=rules.revolution_by_singles or rules.hand_assignment == "expose" or rules.merchant_trade
-        or rules.quick_clear or rules.card_level,
+        or rules.quick_clear or rules.names_cards,
         off=off,
         onehot_top=onehots(R + 1),
-        onehot_size=onehots(S, none_first=True),
+        onehot_size=onehots(max(S, 5) if rules.poker else S, none_first=True),  # a poker play has up to 5 cards
         onehot_owner=onehots(P),
         onehot_phase=onehots(3),
         rel=tuple(tuple((s + c.d * j) % P for j in range(P)) for s in range(P)),
         zeros_p=(0,) * P,
         int8_fields=_int8_fields(E._empty(c, 1)),
         cl=_card_tab(rules, c) if rules.card_level else None,
+        pk=_poker_tab(rules) if rules.poker else None,
     )
 
 
@@ -303,6 +310,242 @@ def _card_tab(rules: Rules, c: E._Consts) -> _CardTab:  # noqa: C901 - one table
         wild_play=R - 1 if t.has_wild else -1,
         hold_cache=tuple({} for _ in range(t.n_kinds)),
     )
+
+
+@dataclass(eq=False)
+class _PokerTab:
+    """``combinations poker``: the claim table (:func:`poker.claim_table`) as plain Python values, the lookups
+    of :func:`_subset_claims`, and a bounded cache of whole-hand tables (:func:`_hand_claims`).
+
+    Cards are named by their pick index ``u`` (``0..U-1``, weakest first; copies of a card share one)."""
+
+    X: int                                    # claims are ids 1..X, picks X+1..X+U
+    U: int
+    NR: int                                   # natural ranks
+    n: tuple[int, ...]                        # cards of each claim (index 0: pass)
+    strength: tuple[tuple[int, ...], tuple[int, ...]]   # [normal, revolution] per claim
+    bomb: tuple[bool, ...]                    # four/five of a kind, five wild cards
+    first_rank: tuple[int, ...]               # top_rank of each claim
+    card_u: tuple[int, ...]                   # (C,) pick index of each card
+    u_cards: tuple[tuple[int, ...], ...]      # (U,) the cards of each name, ascending
+    u_rank: tuple[int, ...]                   # (U,) natural rank index, -1 for a wild card
+    u_suit: tuple[int, ...]                   # (U,) place of the suit in suit_order (0 weakest)
+    lowest_u: int                             # the lowest card's name (first lead)
+    set_id: tuple[tuple[int, ...], ...]       # [n][q] single, pair, three of natural q (n = 1..3)
+    wild_id: tuple[int, ...]                  # [n] n wild cards, -1 none (n = 0..5)
+    two_pair_id: tuple[tuple[int, ...], ...]  # [high][low], high >= low
+    windows: tuple[tuple[int, int, int], ...]  # straights: (natural-rank bit mask, straight id, straight flush id)
+    flush_id: tuple[int, ...]                 # [q]
+    full_house_id: tuple[int, ...]            # [q]
+    four_id: tuple[int, ...]                  # [q]
+    five_id: tuple[int, ...]                  # [q]
+    u_rbit: tuple[int, ...]                   # (U,) 1 << natural rank index, 0 for a wild card
+    u_sbit: tuple[int, ...]                   # (U,) 1 << suit place
+    bomb_rule: bool                           # four_of_a_kind bomb: a bomb claim beats anything
+    hand_cache: dict = field(default_factory=dict)  # (hand, rev) -> ({claim: [(subset, best suit)]}, Counter(hand))
+
+
+_HAND_CACHE_MAX = 64          # whole-hand tables: the hands of the players of a few games
+
+
+def _poker_tab(rules: Rules) -> _PokerTab:
+    """The claim table of ``rules`` by (count, kind, ranks), for the enumeration of :func:`_subset_claims`."""
+    from . import poker as PK
+    from .cards import tables
+
+    ct = PK.claim_table(rules)
+    t = tables(rules)
+    NR, X = ct.NR, ct.X
+    set_id = [[-1] * NR for _ in range(4)]
+    wild_id = [-1] * 6
+    two_pair = [[-1] * NR for _ in range(NR)]
+    flush, full, four, five = ([-1] * NR for _ in range(4))
+    straights: dict[tuple[int, ...], list[int]] = {}
+    for i in range(1, X + 1):
+        n, k, q, q2 = int(ct.n[i]), int(ct.kind[i]), int(ct.key[i]), int(ct.key2[i])
+        if k == PK.WILD_SET:
+            wild_id[n] = i
+        elif k == PK.SET:
+            set_id[n][q] = i
+        elif k == PK.TWO_PAIR:
+            two_pair[q][q2] = i
+        elif k in (PK.STRAIGHT, PK.STRAIGHT_FLUSH):
+            straights.setdefault(tuple(int(x) for x in ct.window[i]), [-1, -1])[k == PK.STRAIGHT_FLUSH] = i
+        else:
+            {PK.FLUSH: flush, PK.FULL_HOUSE: full, PK.FOUR: four, PK.FIVE: five}[k][q] = i
+    names = ct.pick_names
+    u_rank = tuple(ct.naturals.index(nm[:-1]) if nm[:-1] in ct.naturals else -1 for nm in names)
+    return _PokerTab(
+        X=X, U=len(names), NR=NR, n=tuple(int(x) for x in ct.n),
+        strength=(tuple(int(x) for x in ct.strength[0]), tuple(int(x) for x in ct.strength[1])),
+        bomb=tuple(bool(x) for x in ct.bomb), first_rank=tuple(int(x) for x in ct.first_rank),
+        card_u=tuple(names.index(nm) for nm in t.card_names),
+        u_cards=tuple(tuple(c for c, cn in enumerate(t.card_names) if cn == nm) for nm in names),
+        u_rank=u_rank, u_suit=tuple(rules.suit_order.index(nm[-1]) for nm in names),
+        lowest_u=names.index(t.card_names[t.lowest_card]),
+        set_id=tuple(tuple(r) for r in set_id), wild_id=tuple(wild_id),
+        two_pair_id=tuple(tuple(r) for r in two_pair),
+        windows=tuple((sum(1 << r for r in w), ids[0], ids[1]) for w, ids in straights.items()),
+        flush_id=tuple(flush), full_house_id=tuple(full), four_id=tuple(four), five_id=tuple(five),
+        u_rbit=tuple(1 << r if r >= 0 else 0 for r in u_rank),
+        u_sbit=tuple(1 << rules.suit_order.index(nm[-1]) for nm in names),
+        bomb_rule=rules.four_of_a_kind == "bomb",
+    )
+
+
+def _subset_claims(pt: _PokerTab, sub: tuple[int, ...], rev: bool) -> tuple[int, ...]:  # noqa: C901 - one
+    """The claims the cards ``sub`` (pick indices) satisfy: docs/rules.md choice 43 case by case, the same
+    statement as :func:`poker.satisfies` (a test checks them equal), written to list every claim at once."""
+    rank_of, suit_of = pt.u_rank, pt.u_suit
+    ranks = [rank_of[u] for u in sub if rank_of[u] >= 0]
+    n = len(sub)
+    if not ranks:  # all wild: only the wild claim of the count
+        return (pt.wild_id[n],) if pt.wild_id[n] >= 0 else ()
+    w = n - len(ranks)
+    cnt: dict[int, int] = {}
+    for r in ranks:
+        cnt[r] = cnt.get(r, 0) + 1
+    NR = pt.NR
+    if n <= 3:
+        return (pt.set_id[n][ranks[0]],) if len(cnt) == 1 else ()
+    if n == 4:  # two pair (high, low); (q, q) is four cards of q
+        tp = pt.two_pair_id
+        if len(cnt) == 1:
+            q = ranks[0]
+            out = [tp[q][q]]
+            if cnt[q] <= 2:  # the other pair all wild: any other rank
+                out += [tp[max(q, p)][min(q, p)] for p in range(NR) if p != q]
+            return tuple(out)
+        if len(cnt) == 2 and max(cnt.values()) <= 2:
+            a, b = cnt
+            return (tp[max(a, b)][min(a, b)],)
+        return ()
+    out = []
+    s0 = suit_of[sub[0]]
+    one_suit = all(suit_of[u] == s0 for u in sub)
+    nd = len(cnt)
+    if nd == len(ranks) and max(ranks) - min(ranks) <= 4:  # straights: the natural ranks in a window, each once
+        mask = 0
+        for r in ranks:
+            mask |= 1 << r
+        for wmask, sid, sfid in pt.windows:
+            if mask & ~wmask == 0:
+                out.append(sid)
+                if one_suit:
+                    out.append(sfid)
+    if one_suit:  # flush of q: every natural at or below q in the order in force, q natural or a wild card
+        if w == 0:
+            out.append(pt.flush_id[min(ranks) if rev else max(ranks)])
+        elif rev:
+            out += pt.flush_id[:min(ranks) + 1]
+        else:
+            out += pt.flush_id[max(ranks):]
+    if nd == 1:
+        a, m = ranks[0], len(ranks)
+        if m <= 3:  # full house of a, the pair wild
+            out.append(pt.full_house_id[a])
+        if m <= 2:  # full house of any other rank over a pair of a, the three wild
+            out += [pt.full_house_id[q] for q in range(NR) if q != a]
+        out.append(pt.five_id[a])
+    elif nd == 2:
+        (a, ma), (b, mb) = cnt.items()
+        if ma <= 3 and mb <= 2:
+            out.append(pt.full_house_id[a])
+        if mb <= 3 and ma <= 2:
+            out.append(pt.full_house_id[b])
+    if w >= 4:  # four of a kind of q and any fifth card
+        out += pt.four_id
+    else:
+        out += [pt.four_id[q] for q, m in cnt.items() if m + w >= 4]
+    return tuple(out)
+
+
+def _hand_claims(pt: _PokerTab, hand: tuple[int, ...], rev: bool) -> dict[int, list[tuple[tuple[int, ...], int]]]:
+    """Every distinct subset of 1 to 5 cards of ``hand`` (sorted pick indices), by the claims it satisfies:
+    claim -> [(subset, its best suit in force)] (brute force: :func:`_enumerate`; cached per hand).
+
+    A hand that a cached hand holds (the same hand after a play) keeps the cached hand's subsets that it still
+    holds, which are exactly its own subsets, instead of enumerating them again."""
+    key = (hand, rev)
+    got = pt.hand_cache.get(key)
+    if got is not None:
+        return got[0]
+    have = Counter(hand)
+    names = have.keys()
+    parent = None
+    for (h2, r2), (tab2, c2) in pt.hand_cache.items():
+        if r2 == rev and len(h2) > len(hand) and (parent is None or len(h2) < len(parent[0])) \
+                and names <= c2.keys() and all(c2[u] >= m for u, m in have.items()):
+            parent = (h2, tab2, c2)
+    if parent is not None:
+        out = _keep_held(parent[1], have, parent[2])
+    else:
+        out = _enumerate(pt, hand, rev)
+    if len(pt.hand_cache) >= _HAND_CACHE_MAX:
+        del pt.hand_cache[next(iter(pt.hand_cache))]
+    pt.hand_cache[key] = (out, have)
+    return out
+
+
+def _keep_held(tab: dict, have: Counter, had: Counter) -> dict[int, list[tuple[tuple[int, ...], int]]]:
+    """The entries of a hand's table (``had``: its cards) whose subsets ``have`` holds."""
+    gone = {u: had[u] - have[u] for u in had if had[u] > have[u]}
+    out = {}
+    if all(m == had[u] for u, m in gone.items()):  # every copy of the cards gone is gone: no subset holds one
+        dead = set(gone)
+        for x, entries in tab.items():
+            kept = [e for e in entries if dead.isdisjoint(e[0])]
+            if kept:
+                out[x] = kept
+        return out
+    for x, entries in tab.items():
+        kept = [e for e in entries if all(e[0].count(u) <= have[u] for u in gone)]
+        if kept:
+            out[x] = kept
+    return out
+
+
+def _enumerate(pt: _PokerTab, hand: tuple[int, ...], rev: bool) -> dict[int, list[tuple[tuple[int, ...], int]]]:
+    """:func:`_hand_claims` from scratch: every distinct subset of 1 to 5 cards (copies counted once), grown
+    card by card in the order of ``itertools.combinations``, each stated by :func:`_subset_claims`.
+
+    A subset and everything grown from it is skipped once it can satisfy no claim, by a necessary condition
+    read off choice 43: up to 3 cards hold at most one natural rank, 4 cards at most two; 5 cards hold at
+    most two natural ranks (full house, four or five of a kind), or one suit (flush), or different natural
+    ranks within five consecutive places (straight). Adding cards only breaks these, so the search stops
+    there."""
+    suit = tuple(3 - s for s in pt.u_suit) if rev else pt.u_suit
+    rbit, sbit = pt.u_rbit, pt.u_sbit
+    out: dict[int, list[tuple[tuple[int, ...], int]]] = {}
+    size = len(hand)
+
+    def grow(start: int, sub: tuple[int, ...], m: int, sm: int, nat: int) -> None:
+        n = len(sub) + 1
+        for i in range(start, size):
+            u = hand[i]
+            if i > start and u == hand[i - 1]:  # a copy of the card just tried: the same subsets again
+                continue
+            m2, sm2 = m | rbit[u], sm | sbit[u]
+            nat2 = nat + (rbit[u] > 0)
+            pc = m2.bit_count()
+            if pc > 2 and sm2 & (sm2 - 1) and (pc < nat2 or m2 >> ((m2 & -m2).bit_length() - 1) >= 32):
+                continue
+            s2 = sub + (u,)
+            if n == 5 or pc <= (1 if n <= 3 else 2):
+                claims = _subset_claims(pt, s2, rev)
+                if claims:
+                    entry = (s2, max(suit[v] for v in s2))
+                    for x in claims:
+                        lst = out.get(x)
+                        if lst is None:
+                            out[x] = [entry]
+                        else:
+                            lst.append(entry)
+            if n < 5:
+                grow(i + 1, s2, m2, sm2, nat2)
+
+    grow(0, (), 0, 0, 0)
+    return out
 
 
 def _card_parts(tb: _Tab, top: int, ts: int, rev: bool, on_run: bool, top_count: int
@@ -442,6 +685,7 @@ class ScalarGame:
         "revolution", "direction", "played", "discarded", "exch_step", "exch_in", "exch_out",
         "points", "hand_points", "hand_over", "last_finish", "single_row", "exposed", "trade_pick",
         "top_own", "qc_count", "claim_rank", "claim_next", "top_run", "top_cards", "played_cards", "moved", "legal",
+        "poker_claim", "picked", "top_claim",
     )
 
     def __init__(self, rules: Rules) -> None:
@@ -471,7 +715,7 @@ class ScalarGame:
             raise ValueError(f"state does not fit these rules: hands {state.hands.shape[1:]}, expected {(tb.P, tb.C)}")
         sub = state.take(idx)
         names = [n for n in ScalarGame.__slots__
-                 if n not in ("rules", "_t", "hands", "player_seat", "top_cards", "moved", "legal")]
+                 if n not in ("rules", "_t", "hands", "player_seat", "top_cards", "moved", "legal", "picked")]
         cols = {n: getattr(sub, n).tolist() for n in names}
         games = []
         P, K, card_kind = tb.P, tb.K, tb.card_kind
@@ -487,10 +731,15 @@ class ScalarGame:
         top_cards: list[list[int]] = [[] for _ in range(idx.size)]
         for gi, card in zip(tg.tolist(), tc.tolist(), strict=True):
             top_cards[gi].append(card)
+        pg, pc = np.nonzero(sub.picked)
+        picked: list[list[int]] = [[] for _ in range(idx.size)]
+        for gi, card in zip(pg.tolist(), pc.tolist(), strict=True):
+            picked[gi].append(card)
         for i in range(idx.size):
             g = cls(rules)
             for n in names:
                 setattr(g, n, cols[n][i])
+            g.picked = picked[i]
             g.hands = hands[i]
             g.moved = moved[i]
             g.top_cards = top_cards[i]
@@ -512,6 +761,8 @@ class ScalarGame:
             "hand_no": np.array([g.hand_no for g in games], dtype=np.int32),
             "points": np.array([g.points for g in games], dtype=np.int32),
             "hand_points": np.array([g.hand_points for g in games], dtype=np.int32),
+            "poker_claim": np.array([g.poker_claim for g in games], dtype=np.int16),
+            "top_claim": np.array([g.top_claim for g in games], dtype=np.int16),
         }
         i = 0
         for name, shape, size, is_bool in tb.int8_fields:
@@ -539,6 +790,9 @@ class ScalarGame:
         top_cards = [0] * C
         for card in self.top_cards:
             top_cards[card] = 1
+        picked = [0] * C
+        for card in self.picked:
+            picked[card] = 1
         values = {
             "phase": (self.phase,), "seat_player": self.seat_player, "dealer": (self.dealer,), "social": self.social,
             "hands": hands, "counts": [x for row in self.counts for x in row], "n_cards": self.n_cards,
@@ -553,7 +807,7 @@ class ScalarGame:
             "single_row": (self.single_row,), "exposed": self.exposed, "trade_pick": self.trade_pick,
             "top_own": (self.top_own,), "qc_count": (self.qc_count,), "claim_rank": (self.claim_rank,),
             "claim_next": (self.claim_next,), "top_run": (self.top_run,), "top_cards": top_cards,
-            "played_cards": self.played_cards,
+            "played_cards": self.played_cards, "picked": picked,
         }
         flat: list[int] = []
         for name, _, _, _ in tb.int8_fields:
@@ -647,7 +901,7 @@ class ScalarGame:
         if rules.quick_clear:
             v.append(self.current == seat and self.phase != OVER and self.claim_rank >= 0)
             v.append(self.qc_count)
-        if tb.cl is not None:
+        if rules.names_cards:
             C = tb.C
             own = [0] * C
             for cards in self.hands[seat]:
@@ -661,16 +915,35 @@ class ScalarGame:
             v += top
             if rules.runs:
                 v.append(self.top_run)
+        if tb.pk is not None:  # the claim on top; the observer's own claim in progress and its picks
+            X = tb.pk.X
+            row = [0] * X
+            if self.top_claim:
+                row[self.top_claim - 1] = 1
+            v += row
+            mine = self.current == seat and self.phase != OVER and self.poker_claim > 0
+            row = [0] * X
+            if mine:
+                row[self.poker_claim - 1] = 1
+            v += row
+            picked = [0] * tb.C
+            if mine:
+                for card in self.picked:
+                    picked[card] = 1
+            v += picked
 
     # ------------------------------------------------------------------ legal actions
     def _refresh_legal(self) -> None:
         phase = self.phase
         if phase == PLAY:
-            self.legal = self._play_legal() if self._t.cl is None else self._card_legal()
+            self.legal = self._play_ids()
         elif phase == EXCHANGE:
             tb = self._t
             if tb.cl is not None:
                 self.legal = self._card_exchange_legal()
+                return
+            if tb.pk is not None:
+                self.legal = self._poker_exchange_legal()
                 return
             cnt = self.counts[self.current]
             S, pk = tb.S, tb.play_kind
@@ -680,6 +953,15 @@ class ScalarGame:
             self.legal = ids
         else:
             self.legal = [0]
+
+    def _play_ids(self) -> list[int]:
+        """Legal ids of the play phase, by the action table of the rules (rank-level, card-level, poker)."""
+        tb = self._t
+        if tb.cl is not None:
+            return self._card_legal()
+        if tb.pk is not None:
+            return self._poker_legal()
+        return self._play_legal()
 
     def _play_legal(self) -> list[int]:
         tb = self._t
@@ -1058,6 +1340,18 @@ class ScalarGame:
             passed[cur] = True
             is_run = False
 
+        return self._end_turn(cur, size, rank, old_rank, old_size, clear_self, clear_next, claim_play, not_run,
+                              is_run)
+
+    def _end_turn(self, cur: int, size: int, rank: int, old_rank: int, old_size: int, clear_self: bool,
+                  clear_next: bool, claim_play: bool, not_run: bool, is_run: bool) -> bool:
+        """After a card-level or poker play (or pass) of seat ``cur``: skips, the next seat, a quick-clear
+        claimer, the end of the trick and who leads, the end of the hand, the legal ids. Returns whether the
+        hand ended (the tail of the engine's ``_play``)."""
+        tb = self._t
+        P = tb.P
+        passed = self.passed
+        n_cards = self.n_cards
         alive = [n > 0 for n in n_cards]
         ended = sum(alive) <= 1
         direction = self.direction
@@ -1091,6 +1385,7 @@ class ScalarGame:
             self.top_own, self.qc_count = -1, 0
             self.top_run = 0
             self.top_cards = []
+            self.top_claim = 0
             for s in range(P):
                 passed[s] = False
             self.leader = leader
@@ -1102,8 +1397,160 @@ class ScalarGame:
             self.phase = OVER
             self.legal = [0]
         else:
-            self.legal = self._card_legal()
+            self.legal = self._play_ids()
         return ended
+
+    # ------------------------------------------------------------------ poker
+    def _poker_hand(self, seat: int) -> tuple[int, ...]:
+        """The cards of ``seat`` as sorted pick indices (copies of a card repeat)."""
+        cu = self._t.pk.card_u
+        return tuple(sorted(cu[c] for cards in self.hands[seat] for c in cards))
+
+    def _poker_exchange_legal(self) -> list[int]:
+        """Poker give-backs and trades: the pick id of any card name held."""
+        pt = self._t.pk
+        base = 1 + pt.X
+        return sorted({base + u for u in self._poker_hand(self.current)})
+
+    def _poker_top(self, rev: bool) -> int:
+        """The best suit of the play on top, in the order in force (choice 44)."""
+        suit = self._t.pk.u_suit
+        cu = self._t.pk.card_u
+        return max((3 - suit[cu[c]]) if rev else suit[cu[c]] for c in self.top_cards)
+
+    def _poker_legal(self) -> list[int]:  # noqa: C901 - claims, then picks
+        """Legal ids of a poker play decision (docs/rules.md choice 45), from every subset of the hand
+        (:func:`_hand_claims`): with no claim pending, pass and the claims some subset makes that lead or beat
+        the top; with a claim pending, the picks some completion of the picked cards allows."""
+        tb = self._t
+        pt = tb.pk
+        rules = self.rules
+        rev = bool(self.revolution)
+        table = _hand_claims(pt, self._poker_hand(self.current), rev)
+        top = self.top_claim
+        first = self.first_lead
+        low = pt.lowest_u
+        erb = rules.equal_rank_beats
+        strength = pt.strength[rev]
+        top_bs = self._poker_top(rev) if top else -1
+
+        def level(x: int) -> int:
+            """1: claim x beats the top whatever its cards; 0: it beats with a better suit; -1: never."""
+            if top == 0 or (pt.bomb_rule and pt.bomb[x]):
+                return 1
+            if pt.n[x] != pt.n[top] or strength[x] < strength[top]:
+                return -1
+            return int(strength[x] > strength[top])
+
+        claim = self.poker_claim
+        if claim == 0:
+            ids = []
+            for x, entries in table.items():
+                lv = level(x)
+                if lv < 0:
+                    continue
+                if lv == 0:  # the top's own claim: a subset with a better best suit
+                    ok = any((bs > top_bs or (bs == top_bs and erb)) and (not first or low in sub)
+                             for sub, bs in entries)
+                else:
+                    ok = not first or any(low in sub for sub, _ in entries)
+                if ok:
+                    ids.append(x)
+            ids.sort()
+            if top and not (ids and rules.compulsory_beat):
+                ids.insert(0, 0)
+            return ids
+        lv = level(claim)
+        if lv < 0:
+            return []
+        cu = pt.card_u
+        picked = [cu[c] for c in self.picked]
+        names: set[int] = set()
+        for sub, bs in table.get(claim, ()):
+            if lv == 0 and not (bs > top_bs or (bs == top_bs and erb)):
+                continue
+            if first and low not in sub:
+                continue
+            rest = list(sub)
+            try:
+                for u in picked:
+                    rest.remove(u)
+            except ValueError:
+                continue
+            names.update(rest)
+        if not picked:
+            if first:
+                names &= {low}
+            if lv == 0:  # the top's own claim: the first card picked beats the top's best suit
+                suit = pt.u_suit
+                names = {u for u in names
+                         if ((3 - suit[u]) if rev else suit[u]) > top_bs
+                         or (erb and ((3 - suit[u]) if rev else suit[u]) == top_bs)}
+        base = 1 + pt.X
+        return sorted(base + u for u in names)
+
+    def _play_poker(self, a: int) -> bool:
+        """A pass, a claim or a pick of the seat to act; the last pick of a claim makes the play (the cards
+        picked leave the hand). Returns whether the hand ended."""
+        tb = self._t
+        pt = tb.pk
+        cur = self.current
+        if 1 <= a <= pt.X:  # a claim: the same player picks its cards next
+            self.poker_claim = a
+            self.picked = []
+            self.moved = []
+            self.legal = self._poker_legal()
+            return False
+        old_rank, old_size = self.top_rank, self.top_size
+        if a == 0:
+            self.moved = []
+            self.passed[cur] = True
+            return self._end_turn(cur, 0, -1, old_rank, old_size, False, False, False, True, False)
+        hand = self.hands[cur]
+        ck = tb.card_kind
+        picked = self.picked
+        card = next(c for c in pt.u_cards[a - 1 - pt.X] if c not in picked and c in hand[ck[c]])
+        insort(picked, card)
+        claim = self.poker_claim
+        size = pt.n[claim]
+        if len(picked) < size:
+            self.moved = []
+            self.legal = self._poker_legal()
+            return False
+        sel = picked[:]
+        counts, played, pc = self.counts[cur], self.played, self.played_cards
+        for c in sel:
+            k = ck[c]
+            hand[k].remove(c)
+            counts[k] -= 1
+            played[k] += 1
+            pc[c] = True
+        self.n_cards[cur] -= size
+        self.moved = sel
+        rank = pt.first_rank[claim]
+        self.top_claim = claim
+        self.top_rank = rank
+        self.top_size = size
+        self.top_cards = sel[:]
+        self.top_wild = any(tb.card_wild[c] for c in sel)
+        self.top_owner = cur
+        self.first_lead = False
+        self.poker_claim = 0
+        self.picked = []
+        passed = self.passed
+        if tb.may_replay:
+            for s in range(tb.P):
+                passed[s] = False
+        elif tb.single_round:
+            passed[cur] = True
+        bomb = pt.bomb[claim]
+        if tb.revolutions and bomb:
+            self.revolution = not self.revolution
+            if tb.reverses:
+                self.direction = -self.direction
+        if self.n_cards[cur] == 0:
+            self._go_out(cur, sel)
+        return self._end_turn(cur, size, rank, old_rank, old_size, tb.bomb and bomb, False, False, True, False)
 
     # ------------------------------------------------------------------ stepping
     def step(self, action: int) -> None:
@@ -1120,9 +1567,13 @@ class ScalarGame:
             self.current = self.claim_next
             self.claim_rank = self.claim_next = -1
             self.moved = []
-            self.legal = self._play_legal() if tb.cl is None else self._card_legal()
+            self.legal = self._play_ids()
         elif phase == PLAY:
-            if (self._play(action) if tb.cl is None else self._play_card(action)):
+            if tb.pk is not None:
+                ended = self._play_poker(action)
+            else:
+                ended = self._play(action) if tb.cl is None else self._play_card(action)
+            if ended:
                 last = self.moved
                 self._end_hand()
                 self.moved = last
@@ -1375,7 +1826,10 @@ class ScalarGame:
         recv = self.current
         k = tb.play_kind[tb.act_rank[a]]
         hand = self.hands[recv]
-        if tb.cl is not None and k >= 0:  # card-level: the first copy held of the card the id names
+        if tb.pk is not None:  # poker: the first copy held of the card the pick id names
+            ck = tb.card_kind
+            card = next(c for c in tb.pk.u_cards[a - 1 - tb.pk.X] if c in hand[ck[c]])
+        elif tb.cl is not None and k >= 0:  # card-level: the first copy held of the card the id names
             k, lo, hi, _ = tb.cl.need[a][0]
             card = next(c for c in hand[k] if lo <= c < hi)
         elif k >= 0:
@@ -1503,6 +1957,7 @@ class ScalarGame:
         self.trade_pick = [-1] * P
         self.top_own, self.qc_count, self.claim_rank, self.claim_next = -1, 0, -1, -1
         self.top_run, self.top_cards, self.played_cards = 0, [], [False] * tb.C
+        self.poker_claim, self.picked, self.top_claim = 0, [], 0
         social = self.social
         seat_of_rank = [social.index(r) for r in range(P)]
         self.leader = self.current = seat_of_rank[0 if self.rules.lead_after_first == "president" else P - 1]
