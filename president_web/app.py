@@ -15,6 +15,10 @@ endpoint                                    what it does
                                             answers ``{"token", "view"}``
 ``GET /api/game``                           the session of the token in header ``X-Game-Token``
 ``POST /api/game/action``                   the person's move: ``{"action": id}`` or ``{"cards": [...]}``
+                                            (poker: also ``"claim"``, an id or words, when the cards
+                                            make several claims)
+``POST /api/game/claims``                   poker: the plays ``{"cards": [...]}`` can make now,
+                                            strongest first (the page's Play button and claim list)
 ``GET /api/game/records``                   the finished hands as a records file (JSON lines)
 ==========================================  ====================================================
 
@@ -62,11 +66,19 @@ class GameRequest(BaseModel):
 
 
 class ActionRequest(BaseModel):
-    """A move: an action id, or the cards it plays (or gives back)."""
+    """A move: an action id, or the cards it plays (or gives back); in poker the claim the cards make."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
     action: int | None = None
     cards: list[str] | None = None
+    claim: int | str | None = None
+
+
+class ClaimsRequest(BaseModel):
+    """Poker: the cards of a play to be, selected on the page."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    cards: list[str]
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -177,8 +189,15 @@ def _play_routes(app: FastAPI, games: GameStore) -> None:
     @app.post("/api/game/action")
     def act(req: ActionRequest, game: PlaySession = Depends(game_of)) -> JSONResponse:
         with games.lock:
-            game.act(action=req.action, cards=req.cards)
+            game.act(action=req.action, cards=req.cards, claim=req.claim)
             return JSONResponse(game.view())
+
+    @app.post("/api/game/claims")
+    def claims(req: ClaimsRequest, game: PlaySession = Depends(game_of)) -> JSONResponse:
+        with games.lock:
+            plays = game.poker_plays(req.cards)
+        return JSONResponse({"cards": req.cards, "claims": [
+            {"id": p["id"], "words": p["words"], "play": p["play"]} for p in plays]})
 
     @app.get("/api/game/records")
     def game_records(game: PlaySession = Depends(game_of)) -> PlainTextResponse:

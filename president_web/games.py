@@ -6,6 +6,11 @@ is their turn, so between two requests the game always waits for the person (or 
 over). :class:`GameStore` keeps the sessions by token: a random string that only the
 browser that started the game knows, so a reload finds the game again and another
 browser cannot reach it.
+
+Under ``combinations poker`` a play is several engine decisions (a claim, then one pick
+per card; docs/rules.md 45): :meth:`PlaySession.act` with the cards finds the claim
+they make, checks the whole sequence on a copy of the game, then applies it decision
+by decision, so the records keep every one and the log shows the play once, by name.
 """
 
 from __future__ import annotations
@@ -21,11 +26,37 @@ import numpy as np
 
 from agents.base import Agent
 from agents.registry import make_agent
-from president_env.core import OVER, PLAY, Rules, RulesError, current_player, init, make_keys, observe, preset, tables
+from president_env.core import (
+    OVER,
+    PLAY,
+    Rules,
+    RulesError,
+    claim_id,
+    current_player,
+    describe_action,
+    init,
+    make_keys,
+    observe,
+    pick_id,
+    preset,
+    step_inplace,
+    tables,
+)
+from president_env.core.poker import claim_table, play_words, satisfies
 from president_env.core.records import Recorder
 from president_env.core.render import rank_name
 
-from .views import NotFound, action_words, cards_view, legal_moves, next_top, prompt, seat_of, table_view
+from .views import (
+    NotFound,
+    cards_view,
+    decision_words,
+    legal_moves,
+    next_top,
+    poker_quiet,
+    prompt,
+    seat_of,
+    table_view,
+)
 
 MAX_SEED = 2**63 - 1
 
@@ -125,26 +156,41 @@ class PlaySession:
         }
 
     # ------------------------------------------------------------------ acting
-    def act(self, action: int | None = None, cards: Sequence[str] | None = None) -> None:
+    def act(self, action: int | None = None, cards: Sequence[str] | None = None,
+            claim: int | str | None = None) -> None:
         """The person's decision, by action id or by the cards it moves; then the agents play on.
 
-        Out of turn, an illegal id, or cards that make no legal move raise :class:`GameError`
-        and change nothing."""
+        In a poker play the cards make a claim and its picks (:meth:`poker_plays`): ``claim`` (an
+        id or words, 'full house of sevens') names the claim when the cards make several, else the
+        strongest legal one is made. Out of turn, an illegal id, or cards that make no legal move
+        raise :class:`GameError` and change nothing."""
         if self.over:
             raise GameError("the session is over: start a new game")
         st = self.state
         actor = int(current_player(st)[0])
         if actor != self.human:  # cannot happen between requests; kept as a guard
             raise GameError(f"it is player {actor}'s turn, not yours")
-        moves = legal_moves(self.rules, st)
         if (action is None) == (cards is None):
             raise GameError("give either an action id or the cards to play")
+        if claim is not None and cards is None:
+            raise GameError("a claim goes with the cards it plays ({\"cards\": [...], \"claim\": ...}); "
+                            "to make a claim alone, send its action id")
+        if cards is not None and self.poker_play_now():
+            steps = self.poker_plays(cards, claim)[0]["steps"]   # checked on a copy: legal to the last pick
+            self.decisions += 1
+            for a in steps:
+                self._apply(actor, a)
+            self._advance()
+            return
+        if claim is not None:
+            raise GameError("a claim is made only in a play of poker combinations")
+        moves = legal_moves(self.rules, st)
         if cards is not None:
             kinds = self._kinds(cards)
             found = [m for m in moves if sorted(m["cards"]) == sorted(cards)]  # these very cards
             if not found and self.rules.card_level:  # the engine picks which wild cards go
                 found = [m for m in moves if self._natural_key(m["cards"]) == self._natural_key(cards)]
-            elif not found:  # rank-based rules: the suits are the engine's choice
+            elif not found and not self.rules.poker:  # rank-based rules: the suits are the engine's choice
                 found = [m for m in moves if m["kinds"] == kinds]
             if not found:
                 raise GameError(f"no legal {prompt(self.rules, st)} moves the cards {list(cards)}; legal: "
@@ -156,6 +202,101 @@ class PlaySession:
         self.decisions += 1
         self._apply(actor, action)
         self._advance()
+
+    # ------------------------------------------------------------------ poker plays
+    def poker_play_now(self) -> bool:
+        """Whether the person's decision is a poker play (a claim, or a pick of a pending claim)."""
+        return self.rules.poker and not self.over and prompt(self.rules, self.state) == "play" \
+            and int(current_player(self.state)[0]) == self.human
+
+    def poker_plays(self, cards: Sequence[str], claim: int | str | None = None) -> list[dict[str, Any]]:
+        """The plays the person's ``cards`` can make now, strongest first (docs/rules.md 43-45).
+
+        Each is ``{"id", "words", "play", "steps"}``: the claim id and words, the play in
+        words ('full house, sevens over fours') and the decisions that make it (the claim, then
+        a pick of each card in an order the rules allow), every one checked on a copy of the
+        game. With a claim pending the cards are the ones still to pick. ``claim`` keeps only
+        that claim. None: :class:`GameError` naming the cards and what is legal."""
+        if not self.poker_play_now():
+            raise GameError("there is no poker play of yours to make now")
+        rules, st = self.rules, self.state
+        names = list(cards)
+        if not names:
+            raise GameError("select the cards to play")
+        self._kinds(names)  # unknown or not held
+        ct = claim_table(rules)
+        rev = bool(st.revolution[0])
+        want = None if claim is None else self._claim_of(claim)
+        pending = int(st.poker_claim[0])
+        picked = [tables(rules).card_names[c] for c in np.flatnonzero(st.picked[0])]
+        if pending:
+            if want not in (None, pending):
+                raise GameError(f"you have claimed {ct.words[pending]}: pick its cards; legal: {self._legal_list()}")
+            if set(names) & set(picked):
+                raise GameError(f"{', '.join(sorted(set(names) & set(picked)))} already picked: select the cards "
+                                f"still to pick for {ct.words[pending]}; legal: {self._legal_list()}")
+            made = [pending]
+        else:
+            made = [c for c in range(1, ct.X + 1) if satisfies(rules, c, names, rev)]
+            if want is not None and want not in made:
+                raise GameError(f"the cards {names} do not make a {ct.words[want]}"
+                                + (f" (they make {', '.join(ct.words[c] for c in made)})" if made else "")
+                                + f"; legal now: {self._legal_list()}")
+            made = [want] if want is not None else made
+            made.sort(key=lambda c: (-int(ct.strength[int(rev), c]), -c))
+        plays = []
+        for c in made:
+            steps = self._poker_steps(0 if pending else c, names)
+            if steps is not None:
+                plays.append({"id": c, "words": ct.words[c], "play": play_words(rules, c, picked + names),
+                              "steps": steps})
+        if not plays:
+            if pending:
+                why = f"they do not complete {ct.words[pending]} (picked so far: {' '.join(picked) or 'none'})"
+            elif made:
+                why = f"they make {', '.join(ct.words[c] for c in made)}, not a legal play now"
+            else:
+                why = "they make no poker combination"
+            raise GameError(f"no legal play of the cards {names}: {why}; legal now: {self._legal_list()}")
+        return plays
+
+    def _poker_steps(self, claim: int, names: list[str]) -> list[int] | None:
+        """The claim (0: one is pending) and a pick of each card, on a copy of the game: the decisions,
+        or None when one of them is illegal or the play is not made by the last pick."""
+        copy = self.state.copy()
+        steps = [claim] if claim else []
+        if claim:
+            if not copy.legal[0, claim]:
+                return None
+            step_inplace(self.rules, copy, np.array([claim]))
+        left = list(names)
+        while left:  # any order of picks makes the play; the first pick may be bound (lowest card, suit)
+            ids = [pick_id(self.rules, n) for n in left]
+            k = next((i for i, a in enumerate(ids) if copy.legal[0, a]), None)
+            if k is None or int(current_player(copy)[0]) != self.human:
+                return None
+            step_inplace(self.rules, copy, np.array([ids[k]]))
+            steps.append(ids[k])
+            left.pop(k)
+        return steps if int(copy.poker_claim[0]) == 0 else None
+
+    def _claim_of(self, claim: int | str) -> int:
+        """A claim named by id or words ('full house of sevens')."""
+        ct = claim_table(self.rules)
+        if isinstance(claim, bool) or not isinstance(claim, int | str):
+            raise GameError(f"claim must be a claim id or its words, got {claim!r}")
+        if isinstance(claim, int):
+            if not 1 <= claim <= ct.X:
+                raise GameError(f"claim {claim} is not a claim id (claims are 1..{ct.X})")
+            return claim
+        try:
+            return claim_id(self.rules, claim)
+        except ValueError as e:
+            raise GameError(str(e)) from None
+
+    def _legal_list(self) -> str:
+        """The legal decisions in words, for a refusal."""
+        return ", ".join(describe_action(self.rules, int(a)) for a in np.flatnonzero(self.state.legal[0]))
 
     def _natural_key(self, cards: Sequence[str]) -> tuple[list[str], int]:
         """Card-level rules: the natural cards named, and how many wild cards."""
@@ -195,7 +336,7 @@ class PlaySession:
 
     def _apply(self, actor: int, action: int, note: str = "") -> None:
         rules, st = self.rules, self.state
-        words = action_words(rules, st, action)
+        before = st.copy()
         step_prompt = prompt(rules, st)
         before_finish = st.finish[0].copy()
         before_rev, before_dir = bool(st.revolution[0]), int(st.direction[0])
@@ -207,6 +348,9 @@ class PlaySession:
             cards = finished[0]["decisions"][-1]["cards"]
         else:
             cards = [t.card_names[c] for c in np.flatnonzero(st.moved[0])]
+        if poker_quiet(rules, before, action, cards) and not finished:
+            return  # a claim or a pick before the last: the play is shown once, when it is made
+        words = decision_words(rules, before, action, cards)
         # Everyone sees a play's cards; a give-back or a merchant's pick only its maker (and its receiver, below).
         shown = cards if (step_prompt in ("play", "claim") or actor == self.human) else None
         self.log.append(f"{self.who(actor)}: {words}" + (f" ({' '.join(shown)})" if shown else "") + note)

@@ -19,7 +19,7 @@ from president_env.core import PLAY
 from president_env.core.records import RecordError, ReplayError, iter_record_lines, replay_steps, rules_of
 from president_env.core.render import rank_name
 
-from .views import NotFound, action_words, next_top, table_view
+from .views import NotFound, decision_words, next_top, poker_quiet, poker_step_words, table_view
 
 MAX_RECORDS_BYTES = 64 * 1024 * 1024
 
@@ -86,9 +86,13 @@ class RecordSet:
                     frames.append({"event": " | ".join(intro), "table": table_view(
                         rules, step.before, viewer, agents, points=zero)})
                 d = step.decision
-                words = action_words(rules, step.before, d["action"])
                 is_play = int(step.before.phase[0]) == PLAY
-                shown = d["cards"] if (is_play or viewer is None or viewer == d["agent"]) else None
+                seen = viewer is None or viewer == d["agent"]
+                if poker_quiet(rules, step.before, d["action"], d["cards"]):  # a claim, or a pick before the last
+                    words = poker_step_words(rules, d["action"], seen)
+                else:
+                    words = decision_words(rules, step.before, d["action"], d["cards"])
+                shown = d["cards"] if (is_play or seen) else None
                 event = f"p{d['agent']} {agents[d['agent']]}: {words}" + (f" ({' '.join(shown)})" if shown else "")
                 last = step.index == len(rec["decisions"]) - 1
                 if is_play:

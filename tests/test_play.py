@@ -11,7 +11,17 @@ import pytest
 from president_cli.core_commands import UsageError
 from president_cli.main import main
 from president_cli.play import parse_opponents, play_session, read_choice
-from president_env.core import PRESETS, describe_action, init, make_keys, preset, tables
+from president_env.core import (
+    PRESETS,
+    claim_id,
+    describe_action,
+    init,
+    make_keys,
+    pick_id,
+    preset,
+    step_inplace,
+    tables,
+)
 from president_env.core.records import iter_records, replay, replay_steps
 
 CARD = re.compile(r"\b(?:[2-9TJQKA][CDHS]|JK|BJ|RJ)\b")
@@ -251,3 +261,36 @@ def test_special_plays_are_announced():
         text = _play(preset("daifugo", hands_per_session=2), "1\n" * 5000, seed=seed)[1]
         revolution |= "REVOLUTION: the rank order is reversed" in text
     assert skipped and revolution
+
+
+@pytest.mark.parametrize("claim, cards, play", [
+    ("pair of threes", ["3H"], "pair of threes (3C 3H)"),
+    ("full house of threes", ["3H", "3D", "6C", "6H"], "full house, threes over sixes (3C 3H 3D 6C 6H)"),
+])
+def test_poker_a_claim_then_its_picks_make_a_play_named_once(claim, cards, play):
+    # rich_man_poor_man, seed 0: you lead the first trick holding 3C 3H 3D 6C 6H 6D 7S 7H 8H 8D 9C KC KS
+    rules = preset("rich_man_poor_man", hands_per_session=1)
+    st = init(rules, keys=make_keys(1, 0))
+    numbers = []
+
+    def choose(action: int) -> None:   # the menu number of ``action``, and make it
+        numbers.append(list(np.flatnonzero(st.legal[0])).index(action) + 1)
+        step_inplace(rules, st, np.array([action]))
+
+    choose(claim_id(rules, claim))
+    assert list(np.flatnonzero(st.legal[0])) == [pick_id(rules, "3C")]   # the first lead holds 3C: made for you
+    step_inplace(rules, st, np.array([pick_id(rules, "3C")]))
+    for card in cards:
+        choose(pick_id(rules, card))
+    res, text = _play(rules, "".join(f"{n}\n" for n in numbers) + "q\n", seed=0)
+    menus = _menus(text)
+    assert claim in menus[0] and all(not w.startswith("pick") for w in menus[0])   # claims by name
+    assert len(menus) == 1 + len(cards) + 1   # the claims; a menu per pick; the next turn (quit)
+    assert all(w.startswith("pick ") for menu in menus[1:-1] for w in menu) and f"pick {cards[0]}" in menus[1]
+    assert f"claimed: {claim} (picked: 3C)" in text   # the table shows the pending claim and the picks
+    assert f"  you: {play}" in text   # the play, by name, once: on its last pick
+    assert f"  you: {claim}\n" not in text and "you: pick" not in text
+    assert res.decisions == 1 + len(cards)
+    for line in text.splitlines():   # nobody's claims or picks before the last are shown
+        if re.match(r"  (you|p\d \w+): ", line) and not re.search(r": -?\d+$", line):   # not the points
+            assert line.endswith((")", ": pass")) and "pick" not in line, line

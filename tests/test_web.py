@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import warnings
 import zipfile
 
@@ -17,7 +18,7 @@ with warnings.catch_warnings():
     from fastapi.testclient import TestClient
 
 from president_cli.main import main as cli_main  # noqa: E402
-from president_env.core import preset  # noqa: E402
+from president_env.core import claim_id, pick_id, preset  # noqa: E402
 from president_env.core.records import read_records, replay, write_records  # noqa: E402
 from president_web import create_app  # noqa: E402
 from president_web.watch import RecordSet  # noqa: E402
@@ -252,6 +253,151 @@ def test_the_store_forgets_the_oldest_game_past_its_limit():
     tokens = [_start(c, seed=i)[0] for i in range(3)]
     assert c.get("/api/game", headers={"X-Game-Token": tokens[0]}).status_code == 404
     assert c.get("/api/game", headers={"X-Game-Token": tokens[2]}).status_code == 200
+
+
+# --------------------------------------------------------------------------- poker combinations
+# rich_man_poor_man, seed 0: you lead the first trick holding 3C 3H 3D 6C 6H 6D 7S 7H 8H 8D 9C KC KS.
+# seed 31 with four_of_a_kind revolution: you lead holding 3C ... JC JS JH ... 2H (2 is wild).
+REVOLUTION = {"four_of_a_kind": "revolution"}
+
+
+def _act(client: TestClient, token: str, body: dict) -> dict:
+    r = client.post("/api/game/action", json=body, headers={"X-Game-Token": token})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def _claims(client: TestClient, token: str, cards: list[str]) -> list[dict]:
+    r = client.post("/api/game/claims", json={"cards": cards}, headers={"X-Game-Token": token})
+    assert r.status_code == 200, r.text
+    return r.json()["claims"]
+
+
+def _new_lines(before: dict, after: dict) -> list[str]:
+    return after["log"][len(before["log"]):]
+
+
+def test_poker_legal_moves_are_claims_by_name_with_example_cards(client):
+    token, view = _start(client, preset="rich_man_poor_man", seed=0, hands=1)
+    assert view["your_turn"] and view["table"]["poker"] and view["table"]["claim"] is None
+    hand = [c["name"] for c in view["hand"]]
+    assert {"3C", "3H", "3D", "6C", "6H"} <= set(hand)
+    legal = view["legal"]
+    assert all(m["claim"] for m in legal) and len(legal) < 60   # claims only (no pass on a lead), by name
+    by_words = {m["words"]: m for m in legal}
+    pair = by_words["pair of threes"]
+    assert (pair["group"], pair["label"], pair["cards"]) == ("pairs", "threes", ["3C", "3H"])
+    assert by_words["full house of threes"]["group"] == "full houses"
+    assert "pair of sixes" not in by_words   # the first lead holds 3C (lowest_card)
+    for m in legal:   # every example makes its claim
+        assert m["words"] in [c["words"] for c in _claims(client, token, m["cards"])], m
+
+
+def test_poker_a_pair_by_cards_is_a_claim_and_two_picks(client):
+    token, view = _start(client, preset="rich_man_poor_man", seed=0, hands=1, opponents=["random"])
+    assert _claims(client, token, ["3H", "3C"]) == [{"id": 14, "words": "pair of threes", "play": "pair of threes"}]
+    after = _act(client, token, {"cards": ["3H", "3C"]})
+    lines = _new_lines(view, after)
+    assert lines[0] == "you: pair of threes (3C 3H)"
+    assert not any("pick" in line or "claim" in line for line in after["log"])   # one line per play
+    view = _play_out(client, token, after, np.random.default_rng(2))   # claims' example cards, or pass
+    rec = json.loads(client.get("/api/game/records", headers={"X-Game-Token": token}).text)
+    replay(rec)   # every decision recorded, the claims and picks included
+    rules = preset("rich_man_poor_man")
+    first = rec["decisions"][:3]   # a claim, then the picks (3C first: the first lead holds it)
+    assert [(d["agent"], d["action"]) for d in first] == [
+        (0, claim_id(rules, "pair of threes")), (0, pick_id(rules, "3C")), (0, pick_id(rules, "3H"))]
+    assert first[2]["cards"] == ["3C", "3H"] and first[0]["cards"] == first[1]["cards"] == []
+    for line in view["log"]:   # a player's line is a play with its cards, or a pass: no claims, no picks
+        if re.match(r"(you|p\d [\w:./-]+): ", line):
+            assert line.endswith((")", ": pass")) and "pick" not in line, line
+    # Watch names the play on its last pick, and hides a claim from the other players' views
+    frames = RecordSet.parse("poker.jsonl", client.get("/api/game/records", headers={"X-Game-Token": token}).text)
+    mine, theirs = frames.frames(0, viewer=0)["frames"], frames.frames(0, viewer=1)["frames"]
+    assert [f["event"] for f in mine[1:4]] == ["p0 you: claim: pair of threes", "p0 you: pick 3C",
+                                               "p0 you: pair of threes (3C 3H)"]
+    assert [f["event"] for f in theirs[1:4]] == ["p0 you: makes a claim (hidden)", "p0 you: picks a card (hidden)",
+                                                 "p0 you: pair of threes (3C 3H)"]
+    assert mine[1]["table"]["claim"] == {"id": 14, "words": "pair of threes", "picked": []}
+    assert theirs[1]["table"]["claim"] is None
+
+
+def test_poker_a_full_house_by_cards_is_named(client):
+    token, view = _start(client, preset="rich_man_poor_man", seed=0, hands=1)
+    cards = ["3C", "3H", "3D", "6C", "6H"]
+    assert [c["play"] for c in _claims(client, token, cards)] == ["full house, threes over sixes"]
+    after = _act(client, token, {"cards": cards})
+    assert _new_lines(view, after)[0] == "you: full house, threes over sixes (3C 3H 3D 6C 6H)"
+    assert len(after["hand"]) == len(view["hand"]) - 5
+    top = after["table"]["top"]
+    if top is not None:   # whatever lies on top is shown by name, with its cards
+        assert top["play"] in after["table"]["top_text"] and len(top["cards"]) == 5
+
+
+def test_poker_a_bad_selection_is_refused_by_name_and_changes_nothing(client):
+    token, view = _start(client, preset="rich_man_poor_man", seed=0, hands=1)
+    _assert_refused(client, token, view, {"cards": ["3C", "KC"]}, "no legal play of the cards ['3C', 'KC']",
+                    "no poker combination", "legal now:", "pair of threes", "full house of threes")
+    _assert_refused(client, token, view, {"cards": ["6C", "6H"]}, "['6C', '6H']", "they make pair of sixes",
+                    "not a legal play now")   # the first lead holds 3C
+    _assert_refused(client, token, view, {"cards": ["3C", "3H"], "claim": "full house of kings"},
+                    "do not make a full house of kings", "they make pair of threes")
+    _assert_refused(client, token, view, {"cards": ["3C", "3H"], "claim": "royal flush"}, "no claim 'royal flush'")
+    _assert_refused(client, token, view, {"cards": ["3C", "3H"], "claim": 999}, "not a claim id")
+    _assert_refused(client, token, view, {"cards": ["3C", "AS"]}, "do not hold AS")
+    _assert_refused(client, token, view, {"cards": []}, "select the cards")
+    _assert_refused(client, token, view, {"action": 14, "claim": 14}, "a claim goes with the cards")
+    r = client.post("/api/game/claims", json={"cards": ["3C", "KC"]}, headers={"X-Game-Token": token})
+    assert r.status_code == 400 and "no poker combination" in r.json()["error"]
+    assert client.get("/api/game", headers={"X-Game-Token": token}).json() == view
+
+
+@pytest.mark.parametrize("claim, play, revolution", [
+    (None, "four jacks and a three", True),                    # the strongest claim the cards make
+    ("full house of jacks", "full house, jacks over threes", False),
+    ("id", "full house, jacks over threes", False),            # the same claim by its id
+])
+def test_poker_an_explicit_claim_decides_what_the_cards_make(client, claim, play, revolution):
+    token, view = _start(client, preset="rich_man_poor_man", seed=31, hands=1, options=REVOLUTION)
+    cards = ["3C", "JC", "JS", "JH", "2H"]
+    claims = _claims(client, token, cards)
+    assert [c["words"] for c in claims] == ["four jacks", "full house of jacks"]
+    body = {"cards": cards}
+    if claim is not None:
+        body["claim"] = claims[1]["id"] if claim == "id" else claim
+    lines = _new_lines(view, _act(client, token, body))
+    assert lines[0] == f"you: {play} (3C JC JS JH 2H)"
+    assert ("revolution: the rank order is reversed" in lines) == revolution
+
+
+def test_poker_a_claim_by_id_then_picks_by_id_and_by_cards(client):
+    token, view = _start(client, preset="rich_man_poor_man", seed=0, hands=1)
+    rules = preset("rich_man_poor_man")
+    claim = claim_id(rules, "full house of threes")
+    after = _act(client, token, {"action": claim})
+    assert after["log"] == view["log"]   # a claim (and a pick before the last) shows no line
+    # the table shows the claim to its maker; the first pick of the first lead (3C) was the only move
+    assert after["table"]["claim"] == {"id": claim, "words": "full house of threes", "picked": ["3C"]}
+    assert all(not m["claim"] and m["words"] == f"pick {m['cards'][0]}" for m in after["legal"])
+    after = _act(client, token, {"action": pick_id(rules, "3H")})
+    assert after["table"]["claim"]["picked"] == ["3C", "3H"]
+    _assert_refused(client, token, after, {"cards": ["3C", "3D", "6C", "6H"]}, "3C already picked")
+    _assert_refused(client, token, after, {"cards": ["3D", "6C", "6H"], "claim": "pair of threes"},
+                    "you have claimed full house of threes")
+    _assert_refused(client, token, after, {"cards": ["3D", "6C"]}, "do not complete full house of threes",
+                    "picked so far: 3C 3H")
+    assert [c["play"] for c in _claims(client, token, ["6H", "3D", "6C"])] == ["full house, threes over sixes"]
+    done = _act(client, token, {"cards": ["6H", "3D", "6C"]})
+    assert _new_lines(after, done)[0] == "you: full house, threes over sixes (3C 3H 3D 6C 6H)"
+    assert done["table"]["claim"] is None
+
+
+def test_poker_give_backs_name_a_card(client):
+    token, view = _start(client, preset="rich_man_poor_man", seed=0, hands=1, random_ranks=True)
+    assert view["table"]["prompt"] == "give back"
+    assert all(m["words"] == f"give back a {m['cards'][0]}" and m["match"] == m["cards"] for m in view["legal"])
+    after = _act(client, token, {"cards": [view["legal"][0]["cards"][0]]})
+    assert f"you: give back a {view['legal'][0]['cards'][0]}" in _new_lines(view, after)[0]
 
 
 # --------------------------------------------------------------------------- watch

@@ -61,6 +61,10 @@ function drawTable(area, table) {
   if (table.revolution) facts.push("REVOLUTION");
   top.appendChild(el("div", { text: facts.join(" · ") }));
   top.appendChild(el("div", { class: "top-words", text: "top: " + table.top_text }));
+  if (table.claim) {  // poker: a claim being picked (its maker's view, or every hand's)
+    const picked = table.claim.picked.join(" ") || "none yet";
+    top.appendChild(el("div", { class: "claim-words", text: `claimed: ${table.claim.words} (picked: ${picked})` }));
+  }
   if (table.top && table.top.cards) {
     const row = el("div", { class: "cards top-cards" });
     table.top.cards.forEach((c) => row.appendChild(cardNode(c)));
@@ -171,7 +175,9 @@ async function uploadRecords(file) {
 }
 
 // ------------------------------------------------------------------ play
-const play = { view: null, selected: [] };
+// preview: what the server says the selected cards make in a poker play ({key, claims, error});
+// wantClaim: the claim chosen from the list of legal claims, preferred when the selection makes it.
+const play = { view: null, selected: [], preview: null, wantClaim: null };
 
 function agentChoices(presetName) {
   const choices = meta.agents.slice();
@@ -240,6 +246,63 @@ async function startGame(event) {
   } catch (e) { showError(e.message); }
 }
 
+function selectedNames() {
+  return play.selected.map((i) => play.view.hand[i].name);
+}
+
+// A poker play (docs/rules.md 41-48): the server names the claims the selected cards make.
+function pokerPlay() {
+  return Boolean(play.view && play.view.your_turn && play.view.table.poker && play.view.table.prompt === "play");
+}
+
+function selectionKey() {
+  return JSON.stringify(selectedNames().sort());
+}
+
+async function previewSelection() {
+  if (!pokerPlay()) return;
+  const key = selectionKey();
+  if (!play.selected.length) { play.preview = null; refreshButtons(); return; }
+  if (play.preview && play.preview.key === key) return;
+  play.preview = { key, claims: null };
+  refreshButtons();
+  let result;
+  try {
+    const data = await api("/api/game/claims", { method: "POST", json: { cards: selectedNames() } });
+    result = { key, claims: data.claims, error: "" };
+  } catch (e) { result = { key, claims: [], error: e.message }; }
+  if (play.preview && play.preview.key === key && selectionKey() === key) {
+    play.preview = result;
+    refreshButtons();
+  }
+}
+
+function chosenClaim() {
+  const p = play.preview;
+  if (!pokerPlay() || !p || p.key !== selectionKey() || !p.claims || !p.claims.length) return null;
+  const id = Number($("claim-choice").value);
+  return p.claims.find((c) => c.id === id) || p.claims[0];
+}
+
+function refreshPoker() {
+  const p = play.preview;
+  const current = p && p.key === selectionKey() ? p : null;
+  const choice = $("claim-choice");
+  const claims = current && current.claims ? current.claims : [];
+  if (choice.dataset.key !== (current ? current.key : "")) {
+    choice.innerHTML = "";
+    for (const c of claims) choice.appendChild(el("option", { value: String(c.id), text: c.words }));
+    choice.dataset.key = current && current.claims ? current.key : "";
+  }
+  if (claims.some((c) => c.id === play.wantClaim)) choice.value = String(play.wantClaim);
+  choice.hidden = claims.length < 2;
+  const claim = chosenClaim();
+  const verb = play.view.table.claim ? "Pick" : "Play";
+  $("play-btn").disabled = !claim;
+  $("play-btn").textContent = claim ? `${verb}: ${claim.play}` : (current && !current.claims ? `${verb} …` : verb);
+  $("claim-hint").textContent = current && current.error ? current.error : "";
+}
+
 function selectedTokens() {
   return play.selected.map((i) => play.view.hand[i].match).sort();
 }
@@ -251,10 +314,15 @@ function matchingMove() {
 }
 
 function refreshButtons() {
-  const move = matchingMove();
-  const verb = { play: "Play", claim: "Claim", "give back": "Give back", trade: "Trade" }[play.view.table.prompt] || "Play";
-  $("play-btn").disabled = !move;
-  $("play-btn").textContent = move ? `${verb}: ${move.words}` : verb;
+  if (pokerPlay()) refreshPoker();
+  else {
+    const move = matchingMove();
+    const verb = { play: "Play", claim: "Claim", "give back": "Give back", trade: "Trade" }[play.view.table.prompt] || "Play";
+    $("play-btn").disabled = !move;
+    $("play-btn").textContent = move ? `${verb}: ${move.words}` : verb;
+    $("claim-choice").hidden = true;
+    $("claim-hint").textContent = "";
+  }
   const pass = play.view.your_turn && play.view.legal.some((m) => m.id === 0);
   $("pass-btn").disabled = !pass;
   for (const [i, node] of [...$("my-hand").children].entries()) node.classList.toggle("selected", play.selected.includes(i));
@@ -263,6 +331,9 @@ function refreshButtons() {
 function drawGame(view) {
   play.view = view;
   play.selected = [];
+  play.preview = null;
+  play.wantClaim = null;
+  $("claim-choice").dataset.key = "";
   $("game").hidden = false;
   const head = view.over ? `Session over after ${view.hands_done} hand(s). ` + view.standings.map((s) => `p${s.player} ${s.agent} ${s.points}`).join(", ")
     : (view.your_turn ? "Your turn." : "Waiting.") + ` You are player ${view.you}; seed ${view.seed}; hands played ${view.hands_done}.`;
@@ -272,6 +343,11 @@ function drawGame(view) {
                     trade: "Choose a card to trade: click it, then Trade",
                     claim: "A quick clear: select the cards and Claim, or Pass to decline", over: "Your cards" };
   $("prompt").textContent = prompts[view.table.prompt] || "Your cards";
+  if (pokerPlay()) {
+    $("prompt").textContent = view.table.claim
+      ? `You claimed ${view.table.claim.words} (picked: ${view.table.claim.picked.join(" ") || "none yet"}): select the cards still to pick, then Pick`
+      : "Your cards: select a combination, then Play (or choose a claim below)";
+  }
   const hand = $("my-hand");
   hand.innerHTML = "";
   view.hand.forEach((card, i) => {
@@ -279,28 +355,49 @@ function drawGame(view) {
     node.addEventListener("click", () => {
       const k = play.selected.indexOf(i);
       if (k >= 0) play.selected.splice(k, 1); else play.selected.push(i);
+      play.wantClaim = null;
       refreshButtons();
+      previewSelection();
     });
     hand.appendChild(node);
   });
   const moves = $("moves");
   moves.innerHTML = "";
-  if (view.your_turn) {
-    moves.appendChild(el("span", { text: "legal: " }));
+  const moveButton = (m, text) => {
+    const b = el("button", { text, title: m.words, class: "move", "data-action": String(m.id), type: "button" });
+    b.addEventListener("click", () => {
+      if (m.id === 0) return sendMove({ action: 0 });
+      play.selected = [];
+      const used = new Set();
+      for (const name of m.cards) {
+        const i = view.hand.findIndex((c, j) => c.name === name && !used.has(j));
+        if (i >= 0) { used.add(i); play.selected.push(i); }
+      }
+      play.wantClaim = m.claim ? m.id : null;
+      refreshButtons();
+      previewSelection();
+    });
+    return b;
+  };
+  if (view.your_turn && pokerPlay() && view.legal.some((m) => m.claim)) {
+    // poker: the legal claims by kind, one row each (a click selects an example of its cards)
+    const groups = new Map();
     for (const m of view.legal) {
-      const b = el("button", { text: m.words, class: "move", "data-action": String(m.id), type: "button" });
-      b.addEventListener("click", () => {
-        if (m.id === 0) return sendMove({ action: 0 });
-        play.selected = [];
-        const used = new Set();
-        for (const name of m.cards) {
-          const i = view.hand.findIndex((c, j) => c.name === name && !used.has(j));
-          if (i >= 0) { used.add(i); play.selected.push(i); }
-        }
-        refreshButtons();
-      });
-      moves.appendChild(b);
+      if (!m.claim) continue;
+      if (!groups.has(m.group)) groups.set(m.group, []);
+      groups.get(m.group).push(m);
     }
+    moves.classList.add("grouped");
+    for (const [group, ms] of groups) {
+      const row = el("div", { class: "move-group", "data-group": group });
+      row.appendChild(el("span", { class: "group-name", text: `${group}: ` }));
+      for (const m of ms) row.appendChild(moveButton(m, m.label));
+      moves.appendChild(row);
+    }
+  } else if (view.your_turn) {
+    moves.classList.remove("grouped");
+    moves.appendChild(el("span", { text: "legal: " }));
+    for (const m of view.legal) moves.appendChild(moveButton(m, m.words));
   }
   const log = $("log");
   log.innerHTML = "";
@@ -356,9 +453,18 @@ async function main() {
   $("seat").addEventListener("change", drawOpponentChoices);
   setPlayers();
   $("new-game").addEventListener("submit", startGame);
-  $("play-btn").addEventListener("click", () => { const m = matchingMove(); if (m) sendMove({ action: m.id }); });
+  $("play-btn").addEventListener("click", () => {
+    if (pokerPlay()) {
+      const claim = chosenClaim();
+      if (claim) sendMove(play.view.table.claim ? { cards: selectedNames() } : { cards: selectedNames(), claim: claim.id });
+      return;
+    }
+    const m = matchingMove();
+    if (m) sendMove({ action: m.id });
+  });
+  $("claim-choice").addEventListener("change", () => { play.wantClaim = Number($("claim-choice").value); refreshButtons(); });
   $("pass-btn").addEventListener("click", () => sendMove({ action: 0 }));
-  $("clear-btn").addEventListener("click", () => { play.selected = []; refreshButtons(); });
+  $("clear-btn").addEventListener("click", () => { play.selected = []; play.preview = null; play.wantClaim = null; refreshButtons(); });
   $("download-btn").addEventListener("click", downloadRecords);
   $("first").addEventListener("click", () => moveTo(0));
   $("prev").addEventListener("click", () => moveTo(watch.step - 1));
