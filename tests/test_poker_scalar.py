@@ -283,8 +283,6 @@ def test_the_exchange_gives_back_by_pick() -> None:
     assert g.moved == [first]
 
 
-@pytest.mark.xfail(strict=True, reason="engine._poker_mask marks only the first copy of the lowest card "
-                   "(t.lowest_card) as held on the first lead; reported to the lead")
 def test_the_engines_agree_on_a_two_deck_first_lead() -> None:
     """The first-lead player holds only the second copy of the lowest card: every claim holds it."""
     r = Rules(combinations="poker", decks=2, rank_order="3 4 5 6 7", players=3, exchange=(), hands_per_session=1)

@@ -790,8 +790,9 @@ def _poker_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:
         first = st.first_lead[g] & lead[g]
         if first.any():  # the first lead holds the lowest card: count it as picked already
             low = np.zeros((g.size, c.C), dtype=bool)
-            low[first, c.t.lowest_card] = True
-            low &= avail[g]
+            held_low = avail[g][:, c.lowest_cards]                       # either copy, with two decks
+            has = first & held_low.any(axis=1)
+            low[np.flatnonzero(has), c.lowest_cards[np.argmax(held_low[has], axis=1)]] = True
             S_g, A_g = counts(pk, low), counts(pk, avail[g] & ~low)
         else:
             S_g, A_g = zero_counts(pk, g.size), A[g]
