@@ -100,6 +100,7 @@ PRESET_OPTIONS: dict[str, dict] = {
                      "four_of_a_kind": "revolution", "forbidden_finish": frozenset({"2", "8", "JK"}),
                      "direction": "counter_clockwise", "extra_cards_to": "bottom_ranks", "scoring": (2, 1),
                      "runs": 3},
+    "rich_man_poor_man": {"combinations": "poker", "suit_order": ("C", "S", "H", "D"), "wild_ranks": frozenset({"2"})},
 }
 
 
