@@ -267,6 +267,40 @@ def run_tournament(
     ``hands_per_session`` replaces the rules' session end by a fixed number of hands.
     ``batch_size`` caps the games stepped together (whole deals per batch).
     """
+    rules, names, keys, callers, game_ent, Q, per_batch = prepare_tournament(
+        rules, entrants, deals, seed, rotations, hands_per_session, batch_size)
+    P = rules.players
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=deals * Q, unit="session", desc=f"{rules.name} x{P}", leave=False)
+    t0 = time.perf_counter()
+    tally, _ = play_deals(rules, keys, game_ent, callers, per_batch, bar)
+    seconds = time.perf_counter() - t0
+    if bar is not None:
+        bar.close()
+    return _summarise(rules, names, deals, rotations, seed, seconds, game_ent, Q, tally, rating)
+
+
+def play_deals(rules: Rules, keys: np.ndarray, game_ent: np.ndarray, callers: list[_Caller], per_batch: int,
+               bar: Any = None) -> tuple[_Tally, list[_Caller]]:
+    """Play ``keys``' deals (``game_ent``: the entrant of each player of each of their sessions, deal-major) in
+    batches of ``per_batch`` deals; return the tally and the callers after play (a Ray task's answer too)."""
+    Q = game_ent.shape[0] // len(keys)
+    tally = _Tally.zeros(game_ent.shape[0], rules.players)
+    for d0 in range(0, len(keys), per_batch):
+        d1 = min(len(keys), d0 + per_batch)
+        gidx = np.arange(d0 * Q, d1 * Q)
+        _play_chunk(rules, np.repeat(keys[d0:d1], Q), gidx, game_ent[gidx], callers, tally, bar)
+    return tally, callers
+
+
+def prepare_tournament(rules: Rules, entrants: Sequence[str | Agent], deals: int, seed: int, rotations: str,
+                       hands_per_session: int | None, batch_size: int
+                       ) -> tuple[Rules, list[str], np.ndarray, list[_Caller], np.ndarray, int, int]:
+    """Check a tournament's arguments and draw what it plays from the seed: (rules, entrant names, deal keys,
+    callers, entrant of each player of each session (G, P), sessions per deal Q, deals per batch). Shared by
+    :func:`run_tournament` and the Ray tournament, so both play the same deals with the same generators."""
     if not isinstance(rules, Rules):
         raise TypeError(f"rules must be a Rules object, got {type(rules).__name__}")
     if hands_per_session is not None:
@@ -293,30 +327,12 @@ def run_tournament(
             built[e] = a
         agents.append(a)
     names = [e if isinstance(e, str) else e.name for e in entrants]
-    E = P
-    key_seq, seat_seq, *agent_seqs = np.random.SeedSequence(seed).spawn(E + 2)
+    key_seq, seat_seq, *agent_seqs = np.random.SeedSequence(seed).spawn(P + 2)
     keys = make_keys(deals, np.random.default_rng(key_seq))
     callers = _callers(agents, [np.random.default_rng(s) for s in agent_seqs])
     seats = seatings(P, deals, rotations, np.random.default_rng(seat_seq))
     Q = seats.shape[1]
-    G = deals * Q
-    game_ent = seats.reshape(G, P)                      # (G, P) entrant of each player (= first seat)
-    tally = _Tally.zeros(G, P)
-
-    bar = None
-    if progress:
-        from tqdm import tqdm
-        bar = tqdm(total=G, unit="session", desc=f"{rules.name} x{P}", leave=False)
-    t0 = time.perf_counter()
-    per_batch = max(1, batch_size // Q)
-    for d0 in range(0, deals, per_batch):
-        d1 = min(deals, d0 + per_batch)
-        gidx = np.arange(d0 * Q, d1 * Q)
-        _play_chunk(rules, np.repeat(keys[d0:d1], Q), gidx, game_ent[gidx], callers, tally, bar)
-    seconds = time.perf_counter() - t0
-    if bar is not None:
-        bar.close()
-    return _summarise(rules, names, deals, rotations, seed, seconds, game_ent, Q, tally, rating)
+    return rules, names, keys, callers, seats.reshape(deals * Q, P), Q, max(1, batch_size // Q)
 
 
 def _summarise(rules: Rules, names: list[str], deals: int, rotations: str, seed: int, seconds: float,

@@ -7,8 +7,9 @@ for the same arguments (only ``seconds`` differs), by construction:
 * the deals' keys and the seatings are drawn in the driver from the seed, as the serial
   run draws them (``SeedSequence(seed).spawn(P + 2)``: keys, seatings, one generator per
   entrant), so a deal is the same deal whichever task plays it;
-* every task plays its deals with the arena's own loop (``agents.arena._play_chunk``) into
-  its own tally, and the driver puts the tallies back in deal order and summarises them with
+* the deals, seatings and generators come from ``agents.arena.prepare_tournament``, as in the
+  serial run; every task plays its deals with the arena's own loop (``agents.arena.play_deals``)
+  into its own tally, and the driver puts the tallies back in deal order and summarises them with
   the arena's ``_summarise`` (the rating is updated session by session in deal order there);
 * a game's play depends only on its key and on what its agents answer for its own rows. Agents
   that draw no random numbers (``heuristic``, ``greedy``, ``ppo:``, ``zoo:``) answer the same
@@ -31,46 +32,13 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
-from agents.arena import TournamentResult, _Caller, _callers, _play_chunk, _summarise, _Tally, seatings
+from agents.arena import TournamentResult, _Caller, _summarise, _Tally, play_deals, prepare_tournament
 from agents.base import Agent
-from agents.registry import make_agent
-from president_env.core import Rules, make_keys
+from president_env.core import Rules
 from training.ray_cluster import cluster_cpus, connect
 
 TASKS_PER_CPU = 4
 _TALLY_FIELDS = ("points", "hands", "pres", "scum", "possum", "ahead")
-
-
-def play_deals(rules: Rules, keys: np.ndarray, game_ent: np.ndarray, callers: list[_Caller],
-               per_batch: int) -> tuple[_Tally, list[_Caller]]:
-    """Play ``keys``' deals (``game_ent``: the entrant of each player of each of their sessions, deal-major)
-    in batches of ``per_batch`` deals, as the serial run does; return the tally and the callers after play."""
-    Q = game_ent.shape[0] // len(keys)
-    tally = _Tally.zeros(game_ent.shape[0], rules.players)
-    for d0 in range(0, len(keys), per_batch):
-        d1 = min(len(keys), d0 + per_batch)
-        gidx = np.arange(d0 * Q, d1 * Q)
-        _play_chunk(rules, np.repeat(keys[d0:d1], Q), gidx, game_ent[gidx], callers, tally, None)
-    return tally, callers
-
-
-def _build_agents(rules: Rules, entrants: Sequence[str | Agent]) -> list[Agent]:
-    """The entrants as agents, exactly as :func:`agents.arena.run_tournament` builds them."""
-    built: dict[str, Agent] = {}
-    agents: list[Agent] = []
-    for e in entrants:
-        if isinstance(e, Agent):
-            if e.rules != rules:
-                raise ValueError(f"agent {e.name} was built for other rules than the tournament's")
-            agents.append(e)
-            continue
-        a = built.get(e) or make_agent(e, rules)
-        if a.deterministic:
-            built[e] = a
-        agents.append(a)
-    return agents
 
 
 def _chunks(deals: int, size: int) -> list[tuple[int, int]]:
@@ -97,29 +65,11 @@ def ray_tournament(
     of the cluster, at most one per deal). ``address`` joins a cluster; without it (and without a
     running Ray) a local Ray starts. ``result.extra["agents"]`` holds the agents as the last task
     left them (for reports such as the search agent's counts)."""
-    if hands_per_session is not None:
-        if isinstance(hands_per_session, bool) or not isinstance(hands_per_session, int) or hands_per_session < 1:
-            raise ValueError(f"hands_per_session must be a positive integer, got {hands_per_session!r}")
-        rules = rules.replace(hands_per_session=hands_per_session)
-    P = rules.players
-    if len(entrants) != P:
-        raise ValueError(f"{len(entrants)} entrants given for {P} players: give one agent per seat")
-    if isinstance(deals, bool) or not isinstance(deals, int | np.integer) or deals < 1:
-        raise ValueError(f"deals must be a positive integer, got {deals!r}")
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be positive, got {batch_size}")
     if tasks is not None and tasks < 1:
         raise ValueError(f"tasks must be positive, got {tasks}")
-    agents = _build_agents(rules, entrants)
-    names = [e if isinstance(e, str) else e.name for e in entrants]
-    # the serial run's draws, in its order (agents.arena.run_tournament)
-    key_seq, seat_seq, *agent_seqs = np.random.SeedSequence(seed).spawn(P + 2)
-    keys = make_keys(deals, np.random.default_rng(key_seq))
-    callers = _callers(agents, [np.random.default_rng(s) for s in agent_seqs])
-    seats = seatings(P, deals, rotations, np.random.default_rng(seat_seq))
-    Q = seats.shape[1]
-    game_ent = seats.reshape(deals * Q, P)
-    per_batch = max(1, batch_size // Q)
+    rules, names, keys, callers, game_ent, Q, per_batch = prepare_tournament(
+        rules, entrants, deals, seed, rotations, hands_per_session, batch_size)
+    P = rules.players
 
     ray = connect(address)
     remote = ray.remote(num_returns=2)(play_deals)
