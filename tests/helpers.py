@@ -36,8 +36,11 @@ from president_env.core import (
     card_names,
     current_player,
     init,
+    observe,
     step,
+    step_inplace,
     tables,
+    terminated,
 )
 
 Hand = str | Sequence[str]
@@ -194,3 +197,44 @@ def player_counts(name: str) -> list[int]:
             continue
         out.append(p)
     return out
+
+
+def random_records(rules: Rules, keys: Sequence[int], seed: int = 0, start_ranks=None) -> list[dict]:
+    """The records of sessions ``keys`` played with uniformly random legal actions (one generator per key)."""
+    from president_env.core.records import Recorder
+
+    st = init(rules, keys=np.asarray(keys, dtype=np.uint64), start_ranks=start_ranks)
+    rngs = [np.random.default_rng([seed, int(k)]) for k in keys]
+    rec = Recorder(rules, st, sessions=list(range(len(keys))))
+    out: list[dict] = []
+    while not rec.done:
+        u = np.stack([g.random(rec.state.legal.shape[1]) for g in rngs])
+        out += rec.step(np.where(rec.state.legal, u, -1.0).argmax(axis=1))
+    return out
+
+
+def play_sessions(rules: Rules, names: list, games: int, seed: int, start_ranks=None) -> tuple[int, int]:
+    """Play whole sessions through the core (which raises on any illegal action), checking every agent answer
+    is legal; player p uses names[p % n] (a spec or an Agent). Returns (decisions, exchange decisions)."""
+    from agents.base import Agent
+    from agents.registry import make_agent
+
+    agents = [n if isinstance(n, Agent) else make_agent(n, rules) for n in names]
+    st = init(rules, games, seed=seed, start_ranks=start_ranks)
+    rng = np.random.default_rng(seed)
+    decisions = exchanges = 0
+    while not terminated(st).all():
+        cur = current_player(st)
+        obs = observe(rules, st, cur)
+        actions = np.zeros(games, dtype=np.int64)
+        for i, agent in enumerate(agents):
+            idx = np.flatnonzero((cur % len(agents) == i) & ~terminated(st))
+            if idx.size:
+                a = agent.act(obs[idx], st.legal[idx], rng)
+                assert a.shape == (idx.size,) and a.dtype == np.int64
+                assert st.legal[idx, a].all(), f"{agent.name} chose an illegal action"
+                actions[idx] = a
+        exchanges += int((st.phase == 0).sum())
+        decisions += int((~terminated(st)).sum())
+        step_inplace(rules, st, actions)
+    return decisions, exchanges

@@ -7,7 +7,7 @@ import zipfile
 
 import numpy as np
 import pytest
-from helpers import game, hand, move_name, play
+from helpers import game, hand, move_name, play, play_sessions
 
 from agents.base import Agent, decode
 from agents.greedy import GreedyAgent
@@ -24,7 +24,6 @@ from president_env.core import (
     preset,
     step_inplace,
     tables,
-    terminated,
 )
 from president_env.core import observation as O
 
@@ -36,34 +35,13 @@ def _act(rules: Rules, agent: Agent, st, rng=None) -> np.ndarray:
     return agent.act(observe(rules, st, current_player(st)), st.legal, rng)
 
 
-def _run(rules: Rules, names: list[str | Agent], games: int, seed: int, start_ranks=None) -> tuple[int, int]:
-    """Play whole sessions through the core (which raises on any illegal action); player p uses names[p % n]."""
-    agents = [n if isinstance(n, Agent) else make_agent(n, rules) for n in names]
-    st = init(rules, games, seed=seed, start_ranks=start_ranks)
-    rng = np.random.default_rng(seed)
-    decisions = exchanges = 0
-    while not terminated(st).all():
-        cur = current_player(st)
-        obs = observe(rules, st, cur)
-        actions = np.zeros(games, dtype=np.int64)
-        for i, agent in enumerate(agents):
-            idx = np.flatnonzero((cur % len(agents) == i) & ~terminated(st))
-            if idx.size:
-                a = agent.act(obs[idx], st.legal[idx], rng)
-                assert a.shape == (idx.size,) and a.dtype == np.int64
-                assert st.legal[idx, a].all(), f"{agent.name} chose an illegal action"
-                actions[idx] = a
-        exchanges += int((st.phase == 0).sum())
-        decisions += int((~terminated(st)).sum())
-        step_inplace(rules, st, actions)
-    return decisions, exchanges
 
 
 # --------------------------------------------------------------------------- every preset, only legal actions
 @pytest.mark.parametrize("name", PRESETS)
 def test_every_baseline_plays_only_legal_actions_on_every_preset(name: str) -> None:
     rules = preset(name, hands_per_session=3)
-    decisions, exchanges = _run(rules, list(BASELINES), games=12, seed=7, start_ranks="random")
+    decisions, exchanges = play_sessions(rules, list(BASELINES), games=12, seed=7, start_ranks="random")
     assert decisions > 0
     if rules.exchange_pairs:
         assert exchanges > 0  # the give-back decisions were exercised too
@@ -72,7 +50,7 @@ def test_every_baseline_plays_only_legal_actions_on_every_preset(name: str) -> N
 @pytest.mark.parametrize("players", [3, 5, 6, 8])
 def test_baselines_play_legally_with_other_table_sizes(players: int) -> None:
     rules = preset("president", players=players, hands_per_session=2)
-    assert _run(rules, ["heuristic", "greedy", "random"], games=8, seed=players, start_ranks="random")[0] > 0
+    assert play_sessions(rules, ["heuristic", "greedy", "random"], games=8, seed=players, start_ranks="random")[0] > 0
 
 
 @pytest.mark.parametrize("options", [
@@ -92,7 +70,7 @@ def test_baselines_play_legally_with_other_table_sizes(players: int) -> None:
 ])
 def test_baselines_play_legally_under_custom_rules(options: dict) -> None:
     rules = Rules(hands_per_session=3, **options)
-    assert _run(rules, list(BASELINES), games=8, seed=3, start_ranks="random")[0] > 0
+    assert play_sessions(rules, list(BASELINES), games=8, seed=3, start_ranks="random")[0] > 0
 
 
 # --------------------------------------------------------------------------- the interface
@@ -468,7 +446,7 @@ def test_sb3_model_is_an_agent_that_plays_legally(saved_model) -> None:
     for spec in (f"ppo:{path}", f"ppo-sample:{path}"):
         agent = _trusted(spec, rules)
         assert agent.name == spec
-        _run(rules, [agent, "greedy"], games=4, seed=1)
+        play_sessions(rules, [agent, "greedy"], games=4, seed=1)
     # sampling draws from the given generator only: same seed, same actions
     sampler = _trusted(f"ppo-sample:{path}", rules)
     st = init(rules, 32, seed=2)

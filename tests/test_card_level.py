@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import numpy as np
 import pytest
-from helpers import actor, game, hand, legal_moves, play, player_counts, seat_of, top
+from helpers import actor, game, hand, legal_moves, play, player_counts, random_records, seat_of, top
 
 from president_env.core import (
     EXCHANGE,
@@ -30,7 +30,7 @@ from president_env.core import (
     step,
     tables,
 )
-from president_env.core.records import Recorder, ReplayError, replay
+from president_env.core.records import ReplayError, replay
 from president_env.core.rules import PRESETS
 
 NEW_PRESETS = ("suit_ranking", "follow_suit", "reversing_colour", "daifugo_runs")
@@ -672,17 +672,6 @@ class TestGiveBacksNameACard:
 
 
 # =========================================================================== records
-def _records(rules: Rules, keys, seed=0, start_ranks=None) -> list[dict]:
-    st = init(rules, keys=np.asarray(keys, dtype=np.uint64), start_ranks=start_ranks)
-    rngs = [np.random.default_rng([seed, int(k)]) for k in keys]
-    rec = Recorder(rules, st, sessions=list(range(len(keys))))
-    out: list[dict] = []
-    while not rec.done:
-        u = np.stack([g.random(rec.state.legal.shape[1]) for g in rngs])
-        out += rec.step(np.where(rec.state.legal, u, -1.0).argmax(axis=1))
-    return out
-
-
 def _cards_match(rules: Rules, rec: dict) -> None:
     """Each decision moved the cards its action names, plus its wild cards; a give-back the card it names."""
     at, t = action_table(rules), tables(rules)
@@ -706,7 +695,7 @@ def _cards_match(rules: Rules, rec: dict) -> None:
 @pytest.mark.parametrize("name", NEW_PRESETS)
 def test_records_of_the_new_presets_replay(name) -> None:
     rules = preset(name, hands_per_session=2)
-    records = _records(rules, [5, 6])
+    records = random_records(rules, [5, 6])
     assert len(records) == 4
     for rec in records:
         assert rec["preset"] == name and rec["rules"]["suit_rule"] == rules.suit_rule
@@ -723,7 +712,7 @@ def test_a_record_with_other_cards_of_the_same_rank_fails(name) -> None:
     rules = preset(name, hands_per_session=1)
     at = action_table(rules)
     for key in range(20):
-        (rec,) = _records(rules, [key], seed=key)
+        (rec,) = random_records(rules, [key], seed=key)
         for i, d in enumerate(rec["decisions"]):
             a = d["action"]
             if a == 0 or int(at.run[a]):
@@ -738,10 +727,10 @@ def test_a_record_with_other_cards_of_the_same_rank_fails(name) -> None:
     pytest.fail("no decision with a choice of cards in 20 hands")
 
 
-def test_runs_appear_in_daifugo_runs_records() -> None:
+def test_runs_appear_in_daifugo_runsrandom_records() -> None:
     rules = preset("daifugo_runs", hands_per_session=1)
     at = action_table(rules)
-    records = _records(rules, list(range(12)))
+    records = random_records(rules, list(range(12)))
     runs = [d for rec in records for d in rec["decisions"] if int(at.run[d["action"]])]
     assert runs, "random play of twelve hands never played a run"
 

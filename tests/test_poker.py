@@ -17,7 +17,7 @@ from itertools import combinations
 
 import numpy as np
 import pytest
-from helpers import actor, game, hand, player_counts
+from helpers import actor, game, hand, player_counts, random_records
 
 from president_env.core import (
     EXCHANGE,
@@ -41,7 +41,7 @@ from president_env.core import (
 )
 from president_env.core.actions import claim_id, pick_id
 from president_env.core.poker import beats, best_suit, claim_table, play_words, satisfies
-from president_env.core.records import Recorder, ReplayError, replay
+from president_env.core.records import ReplayError, replay
 
 RMPM = preset("rich_man_poor_man")
 
@@ -1039,17 +1039,6 @@ def test_the_player_sees_its_claim_and_picks() -> None:
 
 
 # --------------------------------------------------------------------------- records (section 9)
-def _records(rules: Rules, keys, seed=0) -> list[dict]:
-    st = init(rules, keys=np.asarray(keys, dtype=np.uint64))
-    rngs = [np.random.default_rng([seed, int(k)]) for k in keys]
-    rec = Recorder(rules, st, sessions=list(range(len(keys))))
-    out: list[dict] = []
-    while not rec.done:
-        u = np.stack([g.random(rec.state.legal.shape[1]) for g in rngs])
-        out += rec.step(np.where(rec.state.legal, u, -1.0).argmax(axis=1))
-    return out
-
-
 def _plays(rules: Rules, rec: dict) -> list[tuple[int, int, list[str]]]:
     """(decision index of the last pick, claim, cards) of every play of a record; checks the picks add up."""
     ct = claim_table(rules)
@@ -1080,7 +1069,7 @@ def _plays(rules: Rules, rec: dict) -> list[tuple[int, int, list[str]]]:
 @pytest.mark.parametrize("options", [{}, {"four_of_a_kind": "revolution"}, {"four_of_a_kind": "bomb"}])
 def test_records_replay_poker_hands(options) -> None:
     rules = preset("rich_man_poor_man", hands_per_session=2, **options)
-    records = _records(rules, [5, 6])
+    records = random_records(rules, [5, 6])
     assert len(records) == 4
     n_plays = 0
     for rec in records:
@@ -1098,7 +1087,7 @@ def test_a_record_with_another_last_pick_fails() -> None:
     rules = preset("rich_man_poor_man", hands_per_session=1)
     ct = claim_table(rules)
     for key in range(20):
-        (rec,) = _records(rules, [key], seed=key)
+        (rec,) = random_records(rules, [key], seed=key)
         for i, _claim, _picked in _plays(rules, rec):
             d = rec["decisions"][i]
             other = [b for b in d["legal"] if b != d["action"] and b > ct.X]

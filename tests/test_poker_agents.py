@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import game, player_counts
+from helpers import game, play_sessions, player_counts
 
 from agents import _poker
 from agents.greedy import GreedyAgent
 from agents.heuristic import HeuristicAgent
-from agents.registry import make_agent
 from president_env.core import Rules, State, current_player, init, observe, preset, step, step_inplace, terminated
 from president_env.core.actions import claim_id, pick_id
 from president_env.core.poker import claim_table
@@ -55,31 +54,12 @@ def turn(r: Rules, st: State, agent) -> list[str]:
 
 
 # --------------------------------------------------------------------------- legal at every table size
-def _session(rules: Rules, names: list[str], games: int, seed: int) -> int:
-    """Whole sessions with the core checking every action; player p plays names[p % len(names)]."""
-    agents = [make_agent(n, rules) for n in names]
-    st = init(rules, games, seed=seed, start_ranks="random")
-    rng = np.random.default_rng(seed)
-    decisions = 0
-    while not terminated(st).all():
-        cur = current_player(st)
-        obs = observe(rules, st, cur)
-        actions = np.zeros(games, dtype=np.int64)
-        for i, agent in enumerate(agents):
-            idx = np.flatnonzero((cur % len(agents) == i) & ~terminated(st))
-            if idx.size:
-                a = agent.act(obs[idx], st.legal[idx], rng)
-                assert st.legal[idx, a].all(), f"{agent.name} chose an illegal action"
-                actions[idx] = a
-        decisions += int((~terminated(st)).sum())
-        step_inplace(rules, st, actions)
-    return decisions
 
 
 @pytest.mark.parametrize("players", [p for p in player_counts(RMPM) if p != 4])   # 4: test_agents' preset test
 def test_both_agents_play_only_legal_actions_at_every_table_size(players: int) -> None:
     rules = preset(RMPM, players=players, hands_per_session=1)
-    assert _session(rules, ["heuristic", "greedy", "random"], games=6, seed=players) > 0
+    assert play_sessions(rules, ["heuristic", "greedy", "random"], games=6, seed=players, start_ranks="random")[0] > 0
 
 
 @pytest.mark.parametrize("options", [
@@ -89,7 +69,7 @@ def test_both_agents_play_only_legal_actions_at_every_table_size(players: int) -
 ])
 def test_both_agents_play_legally_under_other_poker_options(options: dict) -> None:
     rules = preset(RMPM, hands_per_session=1, **options)
-    assert _session(rules, ["heuristic", "greedy"], games=4, seed=1) > 0
+    assert play_sessions(rules, ["heuristic", "greedy"], games=4, seed=1, start_ranks="random")[0] > 0
 
 
 @pytest.mark.parametrize("options", [{}, {"players": 3, "four_of_a_kind": "revolution"}])
