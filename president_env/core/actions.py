@@ -50,6 +50,7 @@ class ActionTable:
     rank_id: np.ndarray | None = None         # card-level: (A,) rank-level id of a set, 0 pass, -1 a run
     pick: np.ndarray | None = None            # poker: (A,) card-name index a pick names (poker.ClaimTable.pick_names),
     #                                           -1 for pass and the claims
+    claim_words: tuple[str, ...] = ()         # poker: words of pass and each claim (poker.ClaimTable.words)
 
     @property
     def n(self) -> int:
@@ -67,7 +68,7 @@ class ActionTable:
         """Action ``i`` in words: 'pair of 7s', or on card-level rules 'pair 7C 7H', 'run 5S 6S 7S', or in
         poker a claim ('full house of sevens') or a pick ('pick 7H')."""
         if self.poker:
-            return f"pick {self.cards[i][0]}" if self.pick[i] >= 0 else self.names_poker[i]
+            return f"pick {self.cards[i][0]}" if self.pick[i] >= 0 else self.claim_words[i]
         if not self.card_level or i == 0:
             return _words(self.names[i], int(self.size[i]))
         return _card_words(self.cards[i], int(self.size[i]), int(self.wild[i]), int(self.run[i]))
@@ -83,15 +84,6 @@ class ActionTable:
                 row.update(cards=list(self.cards[i]), pick=bool(self.pick[i] >= 0))
             out.append(row)
         return out
-
-    @property
-    def names_poker(self) -> tuple[str, ...]:
-        return self.cards_words
-
-
-@dataclass(frozen=True, eq=False)
-class _PokerTable(ActionTable):
-    cards_words: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=128)
@@ -116,10 +108,10 @@ def _poker_table(rules: Rules) -> ActionTable:
     rank = np.concatenate([ct.first_rank, pick_rank]).astype(np.int64)
     size = np.concatenate([ct.n * (np.arange(ct.X + 1) > 0), np.zeros(U, np.int64)]).astype(np.int64)
     names = ("",) + tuple(t.play_ranks[r] for r in rank[1:])
-    return _PokerTable(rank=rank, size=size, names=names,
+    return ActionTable(rank=rank, size=size, names=names,
                        cards=((),) * (ct.X + 1) + tuple((n,) for n in ct.pick_names),
                        pick=np.concatenate([np.full(ct.X + 1, -1), np.arange(U)]).astype(np.int64),
-                       cards_words=ct.words + ("",) * U)
+                       claim_words=ct.words)
 
 
 @lru_cache(maxsize=128)

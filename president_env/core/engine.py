@@ -1336,32 +1336,26 @@ def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray,  # noqa: C901 - on
     is_pass = ~is_play if active is None else (active & ~is_play)
 
     is_run = old_run = None
-    if pk is not None:
-        sel = st.picked & is_play[:, None]
+    if pk is not None or c.cl is not None:  # actions that name cards: take those cards from the hand
+        if pk is not None:  # poker: the claim's picked cards
+            sel = st.picked & is_play[:, None]
+            st.top_claim[:] = np.where(is_play, claim, st.top_claim)
+            st.poker_claim[is_play] = 0
+            st.picked[is_play] = False
+        else:  # card-level: the cards the id names, then the least wild cards
+            sel = _select(c, st.hands[ar, cur], a)
+            if active is not None:
+                sel &= active[:, None]
+            if rules.runs:
+                is_run = is_play & (c.act_run[a] > 0)
+                old_run = st.top_run > 0
         st.hands[ar, cur] &= ~sel
-        st.played_cards |= sel
-        kc = _kind_counts(c, sel)
-        st.counts[ar, cur] -= kc
-        st.played += kc
-        has_wild = (sel & c.t.card_wild).any(axis=1)
-        st.top_claim[:] = np.where(is_play, claim, st.top_claim)
-        st.poker_claim[is_play] = 0
-        st.picked[is_play] = False
-    elif c.cl is not None:  # card-level: the cards the id names, then the least wild cards
-        hand = st.hands[ar, cur]
-        sel = _select(c, hand, a)
-        if active is not None:
-            sel &= active[:, None]
-        st.hands[ar, cur] = hand & ~sel
         st.played_cards |= sel
         kc = _kind_counts(c, sel)
         st.counts[ar, cur] -= kc
         st.played += kc
         n_wild = (sel & c.t.card_wild).sum(axis=1)
         has_wild = n_wild > 0
-        if rules.runs:
-            is_run = is_play & (c.act_run[a] > 0)
-            old_run = st.top_run > 0
     else:
         sel, has_wild, n_wild = _take_rank(c, st, cur, rank, size, is_play)
     st.n_cards[ar, cur] -= size.astype(np.int8)
