@@ -18,6 +18,7 @@ person gives or receives them) and the give-back choices are offered by number.
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import time
 from collections.abc import Sequence
@@ -336,9 +337,8 @@ def play_session(
                         claim = not ex and int(st.claim_rank[0]) >= 0
                         head = ("choose a card to trade:" if trade else "give back a card:") if ex else (
                             "you may claim a quick clear:" if claim else "your moves:")
-                        say([head] + [f"  {i + 1}) "
-                                      f"{describe_action(rules, int(a), exchange=ex, trade=trade, claim=claim)}"
-                                      for i, a in enumerate(legal)])
+                        say([head] + move_lines([describe_action(rules, int(a), exchange=ex, trade=trade,
+                                                                 claim=claim) for a in legal]))
                         draw = False
                     choice = read_choice(len(legal), inp, out, ("your trade" if trade else "your give-back") if ex
                                          else "your move")
@@ -380,6 +380,21 @@ def _poker_play(rules: Rules, before: State, moved: np.ndarray) -> str:
     """The poker play a last pick made, by name: 'full house, sevens over fours'."""
     names = [tables(rules).card_names[c] for c in np.flatnonzero(moved)]
     return play_words(rules, int(before.poker_claim[0]), names)
+
+
+def move_lines(moves: Sequence[str], width: int | None = None, one_column_up_to: int = 24) -> list[str]:
+    """The numbered moves, one per line; a long list (a free lead of poker claims) in columns, read down.
+
+    ``width`` is the terminal's (default: its current width, 100 when unknown)."""
+    items = [f"{i + 1}) {m}" for i, m in enumerate(moves)]
+    if len(items) <= one_column_up_to:
+        return ["  " + it for it in items]
+    width = width or shutil.get_terminal_size((100, 24)).columns
+    cell = max(len(it) for it in items) + 2
+    cols = max(1, (width - 2) // cell)
+    rows = -(-len(items) // cols)
+    return ["  " + "".join(items[r + c * rows].ljust(cell) for c in range(cols) if r + c * rows < len(items)).rstrip()
+            for r in range(rows)]
 
 
 def bots_act(agent: Agent, obs: np.ndarray, legal: np.ndarray, rng: np.random.Generator) -> int:

@@ -10,7 +10,7 @@ import pytest
 
 from president_cli.core_commands import UsageError
 from president_cli.main import main
-from president_cli.play import parse_opponents, play_session, read_choice
+from president_cli.play import move_lines, parse_opponents, play_session, read_choice
 from president_env.core import (
     PRESETS,
     claim_id,
@@ -42,10 +42,25 @@ def _menus(text):
             cur = []
             menus.append(cur)
         elif cur is not None and re.match(r"^  \d+\) ", line):
-            cur.append(line.split(") ", 1)[1])
+            cur += _entries(line)
         else:
             cur = None
-    return menus
+    return [[words for _, words in sorted(menu)] for menu in menus]
+
+
+def _entries(line):
+    """(number, words) of each move on a menu line (a long menu is laid out in columns)."""
+    return [(int(n), w) for n, w in re.findall(r"(\d+)\) (.*?)(?=\s{2,}\d+\) |$)", line.strip())]
+
+
+def test_a_long_menu_is_laid_out_in_columns_read_down():
+    moves = [f"claim number {i}" for i in range(130)]
+    lines = move_lines(moves, width=100)
+    assert len(lines) < 130 // 2 and all(len(line) <= 100 for line in lines)
+    found = [e for line in lines for e in _entries(line)]
+    assert sorted(found) == [(i + 1, m) for i, m in enumerate(moves)]      # each move once, by its number
+    assert [n for n, _ in _entries(lines[0])][:2] == [1, len(lines) + 1]    # read down the columns
+    assert move_lines(moves[:5], width=100) == [f"  {i + 1}) {m}" for i, m in enumerate(moves[:5])]
 
 
 # --------------------------------------------------------------------------- reading a choice
