@@ -1,7 +1,8 @@
 """Agent files that are data, never code: a policy's tensors in safetensors plus JSON metadata.
 
 An agent file (``*.agent.safetensors`` by convention) is one safetensors file. Its tensors
-are the policy network, float32, named by layer::
+are the policy network, float32 (or float16, half the size: ``dtype="float16"``, ``export-agent
+--float16``; computed in float32 after loading), named by layer::
 
     hidden.0.weight (H0, D)   hidden.0.bias (H0,)      first hidden layer
     hidden.1.weight (H1, H0)  hidden.1.bias (H1,)      ...
@@ -55,6 +56,7 @@ ACTIVATIONS = {
     "relu": lambda x: np.maximum(x, 0.0),
 }
 _SB3_ACTIVATIONS = {"Tanh": "tanh", "ReLU": "relu"}
+DTYPES = {"float32": np.float32, "float16": np.float16}   # how the tensors may be stored
 
 
 class AgentFileError(ValueError):
@@ -92,10 +94,17 @@ def agent_metadata(rules: Rules, hidden: list[int], activation: str, made_by: di
 
 
 def write_agent_file(path: str | os.PathLike, rules: Rules, layers: list[tuple[np.ndarray, np.ndarray]],
-                     activation: str = "tanh", made_by: dict[str, Any] | None = None) -> Path:
-    """Write an agent file: ``layers`` are (weight (out, in), bias (out,)) pairs, the last one the action layer."""
+                     activation: str = "tanh", made_by: dict[str, Any] | None = None,
+                     dtype: str = "float32") -> Path:
+    """Write an agent file: ``layers`` are (weight (out, in), bias (out,)) pairs, the last one the action layer.
+
+    ``dtype="float16"`` stores the tensors at half precision (half the file); the agent then
+    plays the rounded network, which can differ from the float32 one where two logits are
+    within rounding of each other."""
     from safetensors.numpy import save_file
 
+    if dtype not in DTYPES:
+        raise AgentFileError(f"dtype {dtype!r} is not one of {list(DTYPES)}")
     if activation not in ACTIVATIONS:
         raise AgentFileError(f"activation {activation!r} is not one of {sorted(ACTIVATIONS)}")
     if len(layers) < 1:
@@ -103,8 +112,8 @@ def write_agent_file(path: str | os.PathLike, rules: Rules, layers: list[tuple[n
     tensors: dict[str, np.ndarray] = {}
     for i, (w, b) in enumerate(layers):
         name = "action" if i == len(layers) - 1 else f"hidden.{i}"
-        tensors[f"{name}.weight"] = np.ascontiguousarray(w, dtype=np.float32)
-        tensors[f"{name}.bias"] = np.ascontiguousarray(b, dtype=np.float32)
+        tensors[f"{name}.weight"] = np.ascontiguousarray(w, dtype=DTYPES[dtype])
+        tensors[f"{name}.bias"] = np.ascontiguousarray(b, dtype=DTYPES[dtype])
     hidden = [int(w.shape[0]) for w, _ in layers[:-1]]
     meta = agent_metadata(rules, hidden, activation, dict(made_by or {}))
     _check_shapes(Path(path), meta, {k: v.shape for k, v in tensors.items()})
@@ -167,6 +176,9 @@ def read_agent_file(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, 
     except (SafetensorError, OSError, ValueError) as e:
         raise AgentFileError(f"{path}: its tensors cannot be read ({e})") from None
     _check_shapes(path, meta, {k: v.shape for k, v in tensors.items()})
+    for k, v in tensors.items():
+        if v.dtype not in [np.dtype(d) for d in DTYPES.values()]:
+            raise AgentFileError(f"{path}: tensor {k} is {v.dtype}; an agent file stores {' or '.join(DTYPES)}")
     return meta, tensors
 
 
@@ -214,8 +226,9 @@ class FileAgent(PolicyAgent):
         self.metadata, tensors = read_agent_file(self.path)
         check_rules(self.path, self.metadata, rules)
         n = len(self.metadata["architecture"]["hidden"])
-        self.layers = [(tensors[f"hidden.{i}.weight"], tensors[f"hidden.{i}.bias"]) for i in range(n)]
-        self.layers.append((tensors["action.weight"], tensors["action.bias"]))
+        names = [f"hidden.{i}" for i in range(n)] + ["action"]
+        self.layers = [(tensors[f"{k}.weight"].astype(np.float32), tensors[f"{k}.bias"].astype(np.float32))
+                       for k in names]
         self._act_fn = ACTIVATIONS[self.metadata["architecture"]["activation"]]
 
     def logits(self, obs: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
@@ -262,11 +275,11 @@ def _sb3_activation(path: Path, data_json: dict[str, Any]) -> str:
 
 
 def export_sb3_zip(zip_path: str | os.PathLike, out: str | os.PathLike, rules: Rules | None = None,
-                   made_by: dict[str, Any] | None = None) -> Path:
+                   made_by: dict[str, Any] | None = None, dtype: str = "float32") -> Path:
     """Convert an SB3 model zip to an agent file without unpickling anything; return the written path.
 
     ``rules`` defaults to the zip's ``president.json``. ``made_by`` adds to (and wins over) the
-    provenance read from it.
+    provenance read from it. ``dtype`` as in :func:`write_agent_file`.
     """
     import torch
 
@@ -306,4 +319,7 @@ def export_sb3_zip(zip_path: str | os.PathLike, out: str | os.PathLike, rules: R
     provenance["exported_from"] = zip_path.name
     provenance.update(made_by or {})
     provenance.setdefault("code_version", code_version())
-    return write_agent_file(out, rules, layers, activation=_sb3_activation(zip_path, data_json), made_by=provenance)
+    if dtype != "float32":
+        provenance["stored_as"] = dtype
+    return write_agent_file(out, rules, layers, activation=_sb3_activation(zip_path, data_json), made_by=provenance,
+                            dtype=dtype)

@@ -75,6 +75,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--preset", type=preset_name, default=None,
                    help="the rules, when the zip has no president.json (default: the zip's)")
     p.add_argument("--players", type=int, default=None, help="number of players with --preset")
+    p.add_argument("--float16", action="store_true",
+                   help="store the weights at half precision: half the file; the agent plays the rounded "
+                        "network, so measure the file itself")
     p.set_defaults(func=cmd_export_agent)
 
 
@@ -143,7 +146,7 @@ def cmd_export_agent(args: argparse.Namespace) -> int:
         rules = None
         if args.preset is not None:
             rules = preset(args.preset, **({"players": args.players} if args.players else {}))
-        path = export_sb3_zip(args.model, args.out, rules=rules)
+        path = export_sb3_zip(args.model, args.out, rules=rules, dtype="float16" if args.float16 else "float32")
     except (AgentFileError, FileNotFoundError, RulesError) as e:
         raise UsageError(str(e)) from None
     print(f"wrote {path}")

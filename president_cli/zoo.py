@@ -38,6 +38,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--train-command", required=True, help="the exact command that trained the agent")
     p.add_argument("--train-minutes", type=float, required=True, help="wall-clock minutes of that training")
+    p.add_argument("--export-command", default=None,
+                   help="the exact command that wrote the agent file from the trained model, when it was not "
+                        "the file training wrote (e.g. president export-agent ... --float16)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=cmd_zoo_add)
 
@@ -61,8 +64,9 @@ def markdown_commands(rows: list[dict[str, Any]]) -> str:
         return "No agent yet."
     out = []
     for r in rows:
+        exported = f"; exported by `{r['export_command']}`" if r.get("export_command") else ""
         out.append(f"- `{r['preset']}`: trained by `{r['train_command']}` ({r['train_minutes']:.1f} minutes of "
-                   f"wall time, {r['timesteps']:,} PPO steps); measured by `{r['eval_command']}`")
+                   f"wall time, {r['timesteps']:,} PPO steps){exported}; measured by `{r['eval_command']}`")
     return "\n".join(out)
 
 
@@ -125,6 +129,7 @@ def cmd_zoo_add(args: argparse.Namespace) -> int:
         "preset": rules.name, "file": name, "players": rules.players, "bytes": size,
         "timesteps": int(agent.metadata.get("made_by", {}).get("timesteps", 0)),
         "train_command": args.train_command, "train_minutes": args.train_minutes,
+        **({"export_command": args.export_command} if args.export_command else {}),
         "eval_command": f"president zoo-add --preset {rules.name} --agent agents/zoo/{name} --deals {args.deals} "
                         f"--seed {args.seed}",
         "seed": args.seed,

@@ -183,3 +183,50 @@ def test_not_an_agent_file(tmp_path):
         FileAgent(junk, preset("president"))
     with pytest.raises(FileNotFoundError, match="nowhere"):
         make_agent("ppo:nowhere.agent.safetensors", preset("president"))
+
+
+def test_float16_export_halves_the_file_and_plays_the_rounded_network(model_zip, tmp_path):
+    rules = preset("president")
+    full = export_sb3_zip(model_zip, tmp_path / "full.agent.safetensors")
+    half = export_sb3_zip(model_zip, tmp_path / "half.agent.safetensors", dtype="float16")
+    assert half.stat().st_size < 0.6 * full.stat().st_size
+    meta, tensors = read_agent_file(half)
+    assert all(t.dtype == np.float16 for t in tensors.values()) and meta["made_by"]["stored_as"] == "float16"
+    _, full_tensors = read_agent_file(full)
+    a, b = FileAgent(full, rules), FileAgent(half, rules)
+    for (w32, b32), (w16, b16), k in zip(a.layers, b.layers, ["hidden.0", "hidden.1", "action"], strict=True):
+        assert w16.dtype == np.float32    # computed in float32 after loading ...
+        np.testing.assert_array_equal(w32, full_tensors[f"{k}.weight"])
+        np.testing.assert_array_equal(w16, w32.astype(np.float16).astype(np.float32))
+        np.testing.assert_array_equal(b16, b32.astype(np.float16).astype(np.float32))   # ... from the rounded weights
+    st = init(rules, 256, seed=3, start_ranks="random")
+    obs = observe(rules, st, 0)
+    np.testing.assert_allclose(a.logits(obs), b.logits(obs), atol=1e-2)
+    same = (a.act(obs, st.legal, np.random.default_rng(0)) == b.act(obs, st.legal, np.random.default_rng(0))).mean()
+    assert same > 0.95
+
+
+def test_other_tensor_types_and_dtypes_are_refused(tmp_path):
+    from safetensors.numpy import load_file, save_file
+
+    path = _random_file(tmp_path / "a.agent.safetensors")
+    meta, _ = read_agent_file(path)
+    tensors = {k: v.astype(np.int32) if k == "action.bias" else v for k, v in load_file(str(path)).items()}
+    bad = tmp_path / "int.agent.safetensors"
+    save_file(tensors, str(bad), metadata={"president-agent": json.dumps(meta)})
+    with pytest.raises(AgentFileError, match=r"int\.agent\.safetensors: tensor action\.bias is int32"):
+        FileAgent(bad, preset("president"))
+    with pytest.raises(AgentFileError, match="dtype 'int8' is not one of"):
+        write_agent_file(tmp_path / "b.agent.safetensors", preset("president"), [], dtype="int8")
+
+
+def test_export_agent_command(model_zip, tmp_path, capsys):
+    from president_cli.main import main
+
+    out = tmp_path / "cli.agent.safetensors"
+    assert main(["export-agent", str(model_zip), str(out), "--float16"]) == 0
+    assert f"wrote {out}" in capsys.readouterr().out
+    assert all(t.dtype == np.float16 for t in read_agent_file(out)[1].values())
+    with pytest.raises(SystemExit) as e:
+        main(["export-agent", str(tmp_path / "missing.zip"), str(tmp_path / "x.agent.safetensors")])
+    assert e.value.code == 2 and "missing.zip" in capsys.readouterr().err

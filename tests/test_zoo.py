@@ -47,6 +47,7 @@ def test_each_recorded_result_clears_the_bar(row):
         r = row[opp]
         assert r["deals"] >= MIN_DEALS and r["low"] > 0 and r["low"] <= r["diff"] <= r["high"]
     assert row["train_minutes"] <= 30 and row["train_command"].startswith("president train")
+    assert row.get("export_command", "president export-agent").startswith("president export-agent")
 
 
 def test_docs_hold_the_table_and_every_command():
@@ -54,7 +55,7 @@ def test_docs_hold_the_table_and_every_command():
     assert markdown_table(ROWS) in text, "docs/zoo.md is out of date: paste `president zoo --markdown`"
     assert markdown_commands(ROWS) in text, "docs/zoo.md is out of date: paste `president zoo --markdown`"
     for row in ROWS:
-        assert row["train_command"] in text
+        assert row["train_command"] in text and row.get("export_command", "") in text
 
 
 def test_unknown_names_list_the_zoo():
