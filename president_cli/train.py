@@ -75,6 +75,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--preset", type=preset_name, default=None,
                    help="the rules, when the zip has no president.json (default: the zip's)")
     p.add_argument("--players", type=int, default=None, help="number of players with --preset")
+    p.add_argument("--command", default=None,
+                   help="the command that trained the model, recorded in the file (zips that president train "
+                        "writes carry it already; this names it for older ones or wins over theirs)")
     p.add_argument("--float16", action="store_true",
                    help="store the weights at half precision: half the file; the agent plays the rounded "
                         "network, so measure the file itself")
@@ -146,7 +149,8 @@ def cmd_export_agent(args: argparse.Namespace) -> int:
         rules = None
         if args.preset is not None:
             rules = preset(args.preset, **({"players": args.players} if args.players else {}))
-        path = export_sb3_zip(args.model, args.out, rules=rules, dtype="float16" if args.float16 else "float32")
+        path = export_sb3_zip(args.model, args.out, rules=rules, dtype="float16" if args.float16 else "float32",
+                              made_by={"command": args.command} if args.command else None)
     except (AgentFileError, FileNotFoundError, RulesError) as e:
         raise UsageError(str(e)) from None
     print(f"wrote {path}")

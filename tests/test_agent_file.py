@@ -224,9 +224,11 @@ def test_export_agent_command(model_zip, tmp_path, capsys):
     from president_cli.main import main
 
     out = tmp_path / "cli.agent.safetensors"
-    assert main(["export-agent", str(model_zip), str(out), "--float16"]) == 0
+    assert main(["export-agent", str(model_zip), str(out), "--float16", "--command", "president train --seed 5"]) == 0
     assert f"wrote {out}" in capsys.readouterr().out
-    assert all(t.dtype == np.float16 for t in read_agent_file(out)[1].values())
+    meta, tensors = read_agent_file(out)
+    assert all(t.dtype == np.float16 for t in tensors.values())
+    assert meta["made_by"]["command"] == "president train --seed 5"
     with pytest.raises(SystemExit) as e:
         main(["export-agent", str(tmp_path / "missing.zip"), str(tmp_path / "x.agent.safetensors")])
     assert e.value.code == 2 and "missing.zip" in capsys.readouterr().err

@@ -11,6 +11,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
+from agents.agent_file import export_sb3_zip, read_agent_file  # noqa: E402
 from agents.arena import run_tournament  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.sb3_policy import ModelError  # noqa: E402
@@ -39,7 +40,7 @@ def trained(tmp_path_factory) -> tuple[Path, object]:
     return out, train(_args(out))
 
 
-def test_smoke_run_saves_reloads_and_evaluates(trained) -> None:
+def test_smoke_run_saves_reloads_and_evaluates(trained, tmp_path) -> None:
     out, result = trained
     assert result.model_path == out / "model.zip" and result.model_path.exists()
     assert result.timesteps >= 2048
@@ -66,6 +67,12 @@ def test_smoke_run_saves_reloads_and_evaluates(trained) -> None:
     made = agent.metadata["made_by"]
     assert made["preset"] == "president" and made["timesteps"] == result.timesteps
     assert made["command"].startswith("president train --preset president") and made["code_version"]
+    # The zips say the same, so an export of the model or of a checkpoint keeps how it was made.
+    for zip_path, steps in ((result.model_path, result.timesteps), (out / "checkpoints" / "step_1024.zip", 1024)):
+        exported = read_agent_file(export_sb3_zip(zip_path, tmp_path / "x.agent.safetensors"))[0]["made_by"]
+        assert {k: exported[k] for k in ("preset", "command", "seed")} == {k: made[k] for k in ("preset", "command",
+                                                                                                   "seed")}
+        assert exported["timesteps"] == steps
 
 
 def test_resume_continues_the_step_count(trained, tmp_path) -> None:

@@ -81,13 +81,17 @@ class TrainArgs:
         return " ".join(parts)
 
 
+def made_by(rules: Rules, args: TrainArgs, timesteps: int) -> dict[str, Any]:
+    """How a model was made, written into its agent file and its zip (so an export keeps it)."""
+    return {"preset": rules.name, "command": args.command(), "seed": args.seed, "timesteps": int(timesteps),
+            "code_version": code_version()}
+
+
 def save_agent_file(model: Any, path: Path, rules: Rules, args: TrainArgs, timesteps: int) -> Path:
     """The policy of ``model`` as an agent file (weights-only, see :mod:`agents.agent_file`)."""
     activation = model.policy.activation_fn.__name__.lower()
-    made_by = {"preset": rules.name, "command": args.command(), "seed": args.seed, "timesteps": int(timesteps),
-               "code_version": code_version()}
     return write_agent_file(path, rules, sb3_layers(model.policy.state_dict()), activation=activation,
-                            made_by=made_by)
+                            made_by=made_by(rules, args, timesteps))
 
 
 @dataclass
@@ -132,7 +136,8 @@ class TrainingMonitor(BaseCallback):
             self.evaluate()
             self.next_eval += self.s.eval_every
         if n >= self.next_checkpoint:
-            save_model(self.model, self.out / "checkpoints" / f"step_{n}", self.rules, timesteps=n)
+            save_model(self.model, self.out / "checkpoints" / f"step_{n}", self.rules,
+                       **made_by(self.rules, self.args, n))
             save_agent_file(self.model, self.out / "checkpoints" / f"step_{n}.agent.safetensors", self.rules,
                             self.args, n)
             self.next_checkpoint += self.args.checkpoint_every
@@ -242,7 +247,7 @@ def train(args: TrainArgs) -> TrainResult:
     elif remaining:
         model.learn(total_timesteps=remaining, callback=monitor, progress_bar=args.progress,
                     reset_num_timesteps=not args.resume, tb_log_name="ppo")
-    model_path = save_model(model, out / "model", rules, timesteps=int(model.num_timesteps),
+    model_path = save_model(model, out / "model", rules, **made_by(rules, args, int(model.num_timesteps)),
                             seconds=round(time.time() - started, 1))
     agent_path = save_agent_file(model, out / "model.agent.safetensors", rules, args, int(model.num_timesteps))
 
