@@ -158,3 +158,24 @@ def test_zoo_add_writes_the_row_and_the_file_of_an_agent_that_clears_the_bar(emp
     # measuring it again in place keeps one row and the file
     assert _add(empty_zoo.ZOO_DIR / row["file"]) == 0
     assert len(empty_zoo.zoo_entries()) == 1
+
+
+def _sets(command: str) -> dict:
+    """The ``--set NAME=VALUE`` settings of a ``president train`` command, as the CLI parses them."""
+    import shlex
+
+    words = shlex.split(command)
+    pairs = [w.split("=", 1) for k, w in zip(words[:-1], words[1:], strict=True) if k == "--set"]
+    return {name: json.loads(value) for name, value in pairs}
+
+
+@pytest.mark.parametrize("row", ROWS, ids=NAMES)
+def test_the_settings_table_reproduces_each_zoo_agents_settings(row):
+    """``president train --preset NAME`` with no ``--set`` trains with what made the zoo agent."""
+    from training.hyperparams import learner_seats, settings_for
+
+    def plain(s):
+        return json.loads(json.dumps(vars(s)))    # tuples and lists alike
+
+    assert plain(settings_for(row["preset"])) == plain(settings_for(row["preset"], **_sets(row["train_command"])))
+    assert 1 <= learner_seats(settings_for(row["preset"]), preset(row["preset"]).players) <= row["players"]

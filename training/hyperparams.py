@@ -50,9 +50,17 @@ class TrainSettings:
 DEFAULTS = TrainSettings()
 
 # Per-preset differences from the defaults.
+# Rows marked "zoo" are what made that preset's zoo agent (docs/zoo.md): few choices (single_round,
+# asshole, compulsory) learn more against a heuristic-heavy pool than against themselves;
+# daifugo_runs' file fits the zoo's 1 MB with a smaller network.
 PER_PRESET: dict[str, dict[str, Any]] = {
     "double_deck": {"n_envs": 128, "batch_size": 2048},
     "huberes": {"n_envs": 192},
+    "single_round": {"learner_seats": 2, "pool": {"heuristic": 0.85, "greedy": 0.05, "snapshot": 0.1}},  # zoo
+    "asshole": {"learner_seats": 2, "pool": {"heuristic": 0.85, "greedy": 0.05, "snapshot": 0.1}},       # zoo
+    "compulsory": {"learner_seats": 1, "pool": {"heuristic": 1.0}, "learning_rate": 3e-4,                # zoo
+                   "ent_coef": 0.003},
+    "daifugo_runs": {"net_arch": (128, 128)},                                                           # zoo
 }
 
 
