@@ -57,6 +57,7 @@ ACTIVATIONS = {
 }
 _SB3_ACTIVATIONS = {"Tanh": "tanh", "ReLU": "relu"}
 DTYPES = {"float32": np.float32, "float16": np.float16}   # how the tensors may be stored
+_STORED = frozenset(np.dtype(d) for d in DTYPES.values())
 
 
 class AgentFileError(ValueError):
@@ -177,7 +178,7 @@ def read_agent_file(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, 
         raise AgentFileError(f"{path}: its tensors cannot be read ({e})") from None
     _check_shapes(path, meta, {k: v.shape for k, v in tensors.items()})
     for k, v in tensors.items():
-        if v.dtype not in [np.dtype(d) for d in DTYPES.values()]:
+        if v.dtype not in _STORED:
             raise AgentFileError(f"{path}: tensor {k} is {v.dtype}; an agent file stores {' or '.join(DTYPES)}")
     return meta, tensors
 
@@ -319,7 +320,5 @@ def export_sb3_zip(zip_path: str | os.PathLike, out: str | os.PathLike, rules: R
     provenance["exported_from"] = zip_path.name
     provenance.update(made_by or {})
     provenance.setdefault("code_version", code_version())
-    if dtype != "float32":
-        provenance["stored_as"] = dtype
     return write_agent_file(out, rules, layers, activation=_sb3_activation(zip_path, data_json), made_by=provenance,
                             dtype=dtype)

@@ -87,11 +87,14 @@ def made_by(rules: Rules, args: TrainArgs, timesteps: int) -> dict[str, Any]:
             "code_version": code_version()}
 
 
-def save_agent_file(model: Any, path: Path, rules: Rules, args: TrainArgs, timesteps: int) -> Path:
-    """The policy of ``model`` as an agent file (weights-only, see :mod:`agents.agent_file`)."""
+def save_both(model: Any, path: Path, rules: Rules, made: dict[str, Any], **extra: Any) -> tuple[Path, Path]:
+    """``path``.zip (the SB3 model, for ``--resume``) and ``path``.agent.safetensors (the policy as an agent
+    file, weights-only: :mod:`agents.agent_file`), both saying how the model was made."""
+    zip_path = save_model(model, path, rules, **made, **extra)
     activation = model.policy.activation_fn.__name__.lower()
-    return write_agent_file(path, rules, sb3_layers(model.policy.state_dict()), activation=activation,
-                            made_by=made_by(rules, args, timesteps))
+    agent_path = write_agent_file(path.with_name(path.name + ".agent.safetensors"), rules,
+                                  sb3_layers(model.policy.state_dict()), activation=activation, made_by=made)
+    return zip_path, agent_path
 
 
 @dataclass
@@ -136,10 +139,7 @@ class TrainingMonitor(BaseCallback):
             self.evaluate()
             self.next_eval += self.s.eval_every
         if n >= self.next_checkpoint:
-            save_model(self.model, self.out / "checkpoints" / f"step_{n}", self.rules,
-                       **made_by(self.rules, self.args, n))
-            save_agent_file(self.model, self.out / "checkpoints" / f"step_{n}.agent.safetensors", self.rules,
-                            self.args, n)
+            save_both(self.model, self.out / "checkpoints" / f"step_{n}", self.rules, made_by(self.rules, self.args, n))
             self.next_checkpoint += self.args.checkpoint_every
         if self.args.minutes is not None and time.time() - self.started > 60 * self.args.minutes:
             return False
@@ -247,9 +247,8 @@ def train(args: TrainArgs) -> TrainResult:
     elif remaining:
         model.learn(total_timesteps=remaining, callback=monitor, progress_bar=args.progress,
                     reset_num_timesteps=not args.resume, tb_log_name="ppo")
-    model_path = save_model(model, out / "model", rules, **made_by(rules, args, int(model.num_timesteps)),
-                            seconds=round(time.time() - started, 1))
-    agent_path = save_agent_file(model, out / "model.agent.safetensors", rules, args, int(model.num_timesteps))
+    model_path, agent_path = save_both(model, out / "model", rules, made_by(rules, args, int(model.num_timesteps)),
+                                       seconds=round(time.time() - started, 1))
 
     final: list[Matchup] = []
     if args.final_deals:
