@@ -283,7 +283,13 @@ def test_read_names_the_line_of_corrupt_json(tmp_path, president_records):
 
 @pytest.mark.parametrize(("change", "message"), [
     (lambda r: r.pop("points"), r":1: missing field 'points'"),
-    (lambda r: r.__setitem__("hand", "one"), r":1: field 'hand' must be a non-negative integer"),
+    (lambda r: r.__setitem__("hand", "one"), r":1: field 'hand' must be an integer 0\.\.1000000"),
+    (lambda r: r.__setitem__("hand", 10**19), r":1: field 'hand' must be an integer 0\.\.1000000, got 10{19}"),
+    (lambda r: r.__setitem__("dealer", 10**19), r":1: field 'dealer' must be an integer 0\.\.63"),
+    (lambda r: r.__setitem__("session", 2**64), r":1: field 'session' must be a 64-bit integer"),
+    (lambda r: r.__setitem__("points", [2**40, 0, 0, 0]), r":1: field 'points' must be a list of 32-bit"),
+    (lambda r: r["decisions"][0].__setitem__("action", -1), r":1: field decisions\[0\]\.action must be an "
+                                                              r"integer 0\.\.65535"),
     (lambda r: r.__setitem__("dealer", True), r":1: field 'dealer' must be an integer"),
     (lambda r: r["decisions"][3].pop("legal"), r":1: missing field decisions\[3\]\.legal"),
     (lambda r: r["decisions"][2].__setitem__("legal", [0, "5"]), r":1: field decisions\[2\]\.legal must be"),

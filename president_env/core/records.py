@@ -47,10 +47,16 @@ import numpy as np
 from .actions import describe_action
 from .cards import tables
 from .engine import current_player, init, step_inplace
-from .rules import Rules, RulesError
+from .files import atomic_writer
+from .jsonio import MAX_LINE_BYTES, JSONInputError, loads, read_lines
+from .rules import MAX_HANDS_PER_SESSION, Rules, RulesError
 from .state import EXCHANGE, OVER, PLAY, State
 
 FORMAT = "president-record/1"
+MAX_PLAYER = 63            # player, seat and rank numbers a record may hold (any rules have at most 12 players)
+MAX_ACTION = 2**16 - 1     # action ids a record may hold (above every rules' action count)
+INT32 = 2**31 - 1          # points are 32-bit in the engine
+INT64 = 2**63 - 1
 
 
 class RecordError(ValueError):
@@ -319,9 +325,12 @@ def random_actions(legal: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 # --------------------------------------------------------------------------- files
 def write_records(dest: str | Path | IO[str], records: Iterable[dict[str, Any]]) -> int:
-    """Write records as JSON lines to a path (overwritten) or an open text file; return how many."""
+    """Write records as JSON lines to a path or an open text file; return how many.
+
+    A path is replaced only once every record is written (:func:`~president_env.core.files.atomic_writer`):
+    an interrupted write leaves the earlier file as it was."""
     if isinstance(dest, (str, Path)):
-        with open(dest, "w", encoding="utf-8") as f:
+        with atomic_writer(dest) as f:
             return write_records(f, records)
     n = 0
     for rec in records:
@@ -333,23 +342,42 @@ def write_records(dest: str | Path | IO[str], records: Iterable[dict[str, Any]])
 def iter_numbered_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, record) for each record of a JSON-lines file (blank lines are skipped).
 
-    Raises :class:`RecordError` naming the file and line for corrupt JSON or a
-    missing or ill-typed field.
+    Raises :class:`RecordError` naming the file and line for a file that cannot be read, a
+    line that is not UTF-8, longer than :data:`~president_env.core.jsonio.MAX_LINE_BYTES` or not
+    JSON within the limits of :mod:`president_env.core.jsonio`, and a missing, ill-typed or
+    out-of-range field. No line is held in memory beyond that limit.
     """
-    with open(path, encoding="utf-8") as f:
-        yield from iter_record_lines(f, str(path))
+    try:
+        f = open(path, "rb")  # noqa: SIM115 - closed below, after the generator is done
+    except OSError as e:
+        raise RecordError(f"{path}: cannot read ({e.strerror})") from None
+    with f:
+        yield from _checked_lines(read_lines(f), str(path))
 
 
-def iter_record_lines(lines: Iterable[str], source: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, record) for each non-blank line of JSON-lines text, checked field by field;
-    a :class:`RecordError` names ``source`` and the line."""
-    for lineno, line in enumerate(lines, start=1):
+def iter_record_lines(lines: Iterable[str | bytes], source: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, record) for each non-blank line of JSON-lines text (str or UTF-8 bytes), checked
+    field by field; a :class:`RecordError` names ``source`` and the line."""
+    return _checked_lines(enumerate(lines, start=1), source)
+
+
+def _checked_lines(numbered: Iterable[tuple[int, str | bytes]], source: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    lines = iter(numbered)
+    while True:
+        try:
+            lineno, line = next(lines)
+        except StopIteration:
+            return
+        except JSONInputError as e:  # a line too long for read_lines
+            raise RecordError(f"{source}: {e}") from None
+        if len(line) > MAX_LINE_BYTES:
+            raise RecordError(f"{source}:{lineno}: longer than {MAX_LINE_BYTES} bytes, the most a line may take")
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise RecordError(f"{source}:{lineno}: not valid JSON ({e.msg} at column {e.colno})") from None
+            rec = loads(line)
+        except JSONInputError as e:
+            raise RecordError(f"{source}:{lineno}: {e}") from None
         try:
             validate_record(rec)
         except RecordError as e:
@@ -372,36 +400,42 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _int_list(v: Any) -> bool:
-    return isinstance(v, list) and all(_is_int(x) for x in v)
+def _int_in(low: int, high: int) -> Callable[[Any], bool]:
+    return lambda v: _is_int(v) and low <= v <= high
+
+
+def _ints_in(low: int, high: int) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, list) and all(_is_int(x) and low <= x <= high for x in v)
 
 
 def _str_list(v: Any) -> bool:
     return isinstance(v, list) and all(isinstance(x, str) for x in v)
 
 
+_PLAYER = (_int_in(0, MAX_PLAYER), f"an integer 0..{MAX_PLAYER}")
+_PLAYERS = (_ints_in(0, MAX_PLAYER), f"a list of integers 0..{MAX_PLAYER}")
 _FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "format": (lambda v: v == FORMAT, f"the string {FORMAT!r}"),
     "preset": (lambda v: isinstance(v, str), "a string"),
     "rules": (lambda v: isinstance(v, dict), "an object of option values"),
-    "session": (_is_int, "an integer"),
-    "key": (lambda v: _is_int(v) and 0 <= v < 2**64, "an integer 0..2**64-1"),
-    "hand": (lambda v: _is_int(v) and v >= 0, "a non-negative integer"),
+    "session": (_int_in(-INT64 - 1, INT64), "a 64-bit integer"),
+    "key": (_int_in(0, 2**64 - 1), "an integer 0..2**64-1"),
+    "hand": (_int_in(0, MAX_HANDS_PER_SESSION), f"an integer 0..{MAX_HANDS_PER_SESSION}"),
     "agents": (_str_list, "a list of strings"),
-    "seats": (_int_list, "a list of integers"),
-    "dealer": (_is_int, "an integer"),
-    "prev_ranks": (lambda v: v is None or _int_list(v), "null or a list of integers"),
+    "seats": _PLAYERS,
+    "dealer": _PLAYER,
+    "prev_ranks": (lambda v: v is None or _ints_in(0, MAX_PLAYER)(v), f"null or a list of integers 0..{MAX_PLAYER}"),
     "deal": (lambda v: isinstance(v, list) and all(_str_list(h) for h in v), "a list of lists of card names"),
     "exchanges": (lambda v: isinstance(v, list), "a list"),
     "decisions": (lambda v: isinstance(v, list), "a list"),
-    "finish_order": (_int_list, "a list of integers"),
-    "points": (_int_list, "a list of integers"),
+    "finish_order": _PLAYERS,
+    "points": (_ints_in(-INT32 - 1, INT32), "a list of 32-bit integers"),
 }
 _SUB_FIELDS: dict[str, dict[str, tuple[Callable[[Any], bool], str]]] = {
-    "exchanges": {"from": (_is_int, "an integer"), "to": (_is_int, "an integer"),
-                  "cards": (_str_list, "a list of card names")},
-    "decisions": {"agent": (_is_int, "an integer"), "action": (_is_int, "an integer"),
-                  "cards": (_str_list, "a list of card names"), "legal": (_int_list, "a list of integers")},
+    "exchanges": {"from": _PLAYER, "to": _PLAYER, "cards": (_str_list, "a list of card names")},
+    "decisions": {"agent": _PLAYER, "action": (_int_in(0, MAX_ACTION), f"an integer 0..{MAX_ACTION}"),
+                  "cards": (_str_list, "a list of card names"),
+                  "legal": (_ints_in(0, MAX_ACTION), f"a list of integers 0..{MAX_ACTION}")},
 }
 
 
@@ -447,7 +481,7 @@ def rules_of(record: dict[str, Any]) -> Rules:
     """The rules a record was played under (raises :class:`ReplayError` if they are not valid)."""
     try:
         rules = Rules.from_dict(record["rules"])
-    except (RulesError, TypeError) as e:
+    except (RulesError, TypeError, ValueError) as e:
         raise ReplayError(f"rules: {e}") from None
     if record["preset"] != rules.name:
         raise ReplayError(f"preset {record['preset']!r} differs from the rules' name {rules.name!r}")
@@ -581,6 +615,43 @@ def replay_steps(record: dict[str, Any]) -> Iterator[ReplayStep]:
     points = ended.hand_points[0].astype(int).tolist()
     if points != record["points"]:
         raise ReplayError(f"points: derived {points}, recorded {record['points']}")
+
+
+def dealt_cards(record: dict[str, Any]) -> list[list[str]]:
+    """By player, the cards the record's key deals for its hand (its number, seats, dealer and the previous
+    hand's ranks), before the forced gifts: what :class:`Recorder` writes as ``deal``."""
+    rules, start = start_state(record)   # checks the record's fields and their lengths
+    plain = rules
+    if record["prev_ranks"] is not None:  # dealing with no exchange repeats the deal without its gifts
+        plain = rules.replace(exchange=(), exchange_back=None)
+    try:
+        st = init(plain, keys=np.array([record["key"]], dtype=np.uint64),
+                  start_ranks=None if record["prev_ranks"] is None else np.array([record["prev_ranks"]]),
+                  seat_player=start.seat_player, dealer=record["dealer"], hand_no=record["hand"])
+    except (ValueError, RulesError) as e:
+        raise ReplayError(f"deal: the key cannot deal this hand ({e})") from None
+    names = tables(rules).card_names
+    by_player = _by_player(st.seat_player, st.hands)[0]
+    return [[names[c] for c in np.flatnonzero(row)] for row in by_player]
+
+
+def check_deal(record: dict[str, Any]) -> None:
+    """Raise :class:`ReplayError` unless the record's ``deal`` is what its key deals, naming the hand, the
+    player and the seat whose cards differ. (A hand dealt by hand, ``Recorder(deal=...)``, fails too: its
+    cards do not come from its key.)"""
+    derived = dealt_cards(record)
+    for p, (mine, theirs) in enumerate(zip(derived, record["deal"], strict=True)):
+        if sorted(mine) != sorted(theirs):
+            seat = record["seats"].index(p) if p in record["seats"] else "?"
+            raise ReplayError(f"deal: hand {record['hand']} of session {record['session']}: the key deals player "
+                              f"{p} (seat {seat}) {mine}, the record says {theirs}")
+
+
+def verify(record: dict[str, Any]) -> State:
+    """:func:`replay` the record and :func:`check_deal` it: every decision and the cards themselves."""
+    end = replay(record)
+    check_deal(record)
+    return end
 
 
 def replay(record: dict[str, Any]) -> State:

@@ -16,6 +16,10 @@ NATURAL_RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"
 JOKER_RANKS = ("JK", "BJ", "RJ")
 SUITS = ("C", "D", "H", "S")
 DEFAULT_RANK_ORDER = ("3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A", "2")
+# Bounds that keep a session inside the engine's 32-bit counters (points, hand numbers).
+MAX_SCORE = 1000                    # |points| one place may score in a hand (scoring)
+MAX_HANDS_PER_SESSION = 1_000_000   # hands_per_session, and hand numbers
+MAX_TARGET_POINTS = 1_000_000       # target_points
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "joker_mode": ("high", "high_ranked", "wild"),
@@ -280,10 +284,12 @@ class Rules:
                       f"must have the same length as exchange {list(self.exchange)}")
         if self.scoring is not None and len(self.scoring) > self.players:
             raise bad("scoring", list(self.scoring), f"has more entries than players ({self.players})")
-        for opt in ("target_points", "hands_per_session"):
+        if self.scoring is not None and any(abs(v) > MAX_SCORE for v in self.scoring):
+            raise bad("scoring", list(self.scoring), f"every entry must be -{MAX_SCORE}..{MAX_SCORE}")
+        for opt, most in (("target_points", MAX_TARGET_POINTS), ("hands_per_session", MAX_HANDS_PER_SESSION)):
             v = getattr(self, opt)
-            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):
-                raise bad(opt, v, "must be a positive integer or None")
+            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= most):
+                raise bad(opt, v, f"must be an integer 1..{most} or None")
         if self.target_points is None and self.hands_per_session is None:
             raise bad("target_points", None, "a session needs target_points or hands_per_session")
         if self.target_points is not None and self.hands_per_session is None and max(self.points) <= 0:
