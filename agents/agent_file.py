@@ -20,10 +20,12 @@ and its header metadata holds one key, ``president-agent``, a JSON object::
 The logits are ``action(act(hidden.n(... act(hidden.0(obs)))))`` on the flat observation of
 :func:`president_env.core.observe`; illegal actions are masked out before choosing.
 
-Reading a file parses the safetensors header (JSON) and copies the tensor bytes: nothing
-is unpickled, imported or evaluated, and torch is not needed. Every check names the file:
-it exists, it is a complete safetensors file, the metadata is this format, the rules are the
-game's, the sizes fit the rules, and the tensors have the shapes the architecture implies.
+Reading a file parses the safetensors header (JSON, read within the limits of
+:mod:`president_env.core.jsonio` and at most :data:`MAX_HEADER_BYTES`) and copies the tensor
+bytes: nothing is unpickled, imported or evaluated, and torch is not needed. Every check names
+the file: it exists, it is a complete safetensors file, the metadata is this format with every
+field of the right type and range, the rules are the game's, the sizes fit the rules, the
+tensors have the shapes the architecture implies, and every weight is a finite number.
 
 :func:`export_sb3_zip` converts a stable-baselines3 ``MaskablePPO``/``PPO`` zip without
 unpickling its ``data`` member: the weights come from ``policy.pth`` through
@@ -45,6 +47,8 @@ import numpy as np
 
 from president_env.core import Rules, RulesError, n_actions
 from president_env.core import observation as O
+from president_env.core.files import atomic_writer
+from president_env.core.jsonio import JSONInputError, loads
 
 from .base import PolicyAgent, rules_mismatch
 
@@ -58,6 +62,9 @@ ACTIVATIONS = {
 _SB3_ACTIVATIONS = {"Tanh": "tanh", "ReLU": "relu"}
 DTYPES = {"float32": np.float32, "float16": np.float16}   # how the tensors may be stored
 _STORED = frozenset(np.dtype(d) for d in DTYPES.values())
+MAX_HEADER_BYTES = 4 << 20     # a safetensors header (tensor table and metadata) of an agent file is a few KB
+MAX_SIZE = 1 << 20             # observation size, action count and hidden width an agent file may state
+MAX_LAYERS = 64
 
 
 class AgentFileError(ValueError):
@@ -102,7 +109,7 @@ def write_agent_file(path: str | os.PathLike, rules: Rules, layers: list[tuple[n
     ``dtype="float16"`` stores the tensors at half precision (half the file); the agent then
     plays the rounded network, which can differ from the float32 one where two logits are
     within rounding of each other."""
-    from safetensors.numpy import save_file
+    from safetensors.numpy import save
 
     if dtype not in DTYPES:
         raise AgentFileError(f"dtype {dtype!r} is not one of {list(DTYPES)}")
@@ -120,7 +127,9 @@ def write_agent_file(path: str | os.PathLike, rules: Rules, layers: list[tuple[n
     _check_shapes(Path(path), meta, {k: v.shape for k, v in tensors.items()})
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    save_file(tensors, str(path), metadata={META_KEY: json.dumps(meta, sort_keys=True)})
+    data = save(tensors, metadata={META_KEY: json.dumps(meta, sort_keys=True)})
+    with atomic_writer(path, binary=True) as f:   # an interrupted write leaves an earlier file as it was
+        f.write(data)
     return path
 
 
@@ -133,65 +142,108 @@ def _read_header(path: Path) -> tuple[dict[str, Any], int]:
         if len(head) < 8:
             raise AgentFileError(f"{path}: not an agent file (too short to be safetensors: {size} bytes)")
         n = int.from_bytes(head, "little")
-        if n <= 0 or n > min(size - 8, 100_000_000):
-            raise AgentFileError(f"{path}: not an agent file (a safetensors header of {n} bytes in a file of "
-                                 f"{size}: not safetensors, or truncated)")
+        if n <= 0 or n > min(size - 8, MAX_HEADER_BYTES):
+            raise AgentFileError(f"{path}: not an agent file (its first 8 bytes do not give the length of a "
+                                 f"safetensors header of at most {MAX_HEADER_BYTES} bytes within the file: not "
+                                 "safetensors, or truncated)")
         raw = f.read(n)
     try:
-        header = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise AgentFileError(f"{path}: not an agent file (its safetensors header is not JSON: {e})") from None
+        header = loads(raw)
+    except JSONInputError as e:
+        raise AgentFileError(f"{path}: not an agent file (its safetensors header: {e})") from None
     if not isinstance(header, dict):
         raise AgentFileError(f"{path}: not an agent file (its safetensors header is not a JSON object)")
     return header, size - 8 - n
 
 
+def _tensor_ends(path: Path, header: dict[str, Any]) -> list[int]:
+    """Where each tensor's data ends, from a checked tensor table."""
+    ends = []
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        offsets = entry.get("data_offsets") if isinstance(entry, dict) else None
+        ok = isinstance(offsets, list) and len(offsets) == 2 and all(
+            isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in offsets)
+        if not ok or offsets[0] > offsets[1]:
+            raise AgentFileError(f"{path}: not an agent file (tensor {name[:80]!r} has no valid data_offsets)")
+        ends.append(offsets[1])
+    return ends
+
+
+def _metadata(path: Path, header: dict[str, Any]) -> dict[str, Any]:
+    """The president-agent metadata object of a header, every field checked for type and range."""
+    table = header.get("__metadata__", {})
+    if not isinstance(table, dict):
+        raise AgentFileError(f"{path}: not an agent file (its safetensors __metadata__ is not a JSON object)")
+    meta_raw = table.get(META_KEY)
+    if meta_raw is None:
+        raise AgentFileError(f"{path}: a safetensors file without {META_KEY!r} metadata: not a president agent file")
+    if not isinstance(meta_raw, str):
+        raise AgentFileError(f"{path}: its {META_KEY} metadata is not a JSON string")
+    try:
+        meta = loads(meta_raw)
+    except JSONInputError as e:
+        raise AgentFileError(f"{path}: its {META_KEY} metadata: {e}") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise AgentFileError(f"{path}: its metadata is not of the format {FORMAT!r}")
+    for key in ("rules", "observation_size", "n_actions", "architecture"):
+        if key not in meta:
+            raise AgentFileError(f"{path}: metadata lacks {key!r}")
+    for key in ("observation_size", "n_actions"):
+        v = meta[key]
+        if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= MAX_SIZE:
+            raise AgentFileError(f"{path}: metadata {key} must be an integer 1..{MAX_SIZE}")
+    if not isinstance(meta["rules"], dict):
+        raise AgentFileError(f"{path}: metadata rules must be an object of option values")
+    if "made_by" in meta and not isinstance(meta["made_by"], dict):
+        raise AgentFileError(f"{path}: metadata made_by must be an object")
+    return meta
+
+
 def read_agent_file(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """(metadata, tensors) of an agent file, checked for format, completeness and shapes (not the rules)."""
+    """(metadata, tensors) of an agent file, checked for format, completeness, shapes and finite weights
+    (not the rules: :func:`check_rules`)."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"agent file {str(path)!r} not found")
     header, data_size = _read_header(path)
-    meta_raw = (header.get("__metadata__") or {}).get(META_KEY)
-    if meta_raw is None:
-        raise AgentFileError(f"{path}: a safetensors file without {META_KEY!r} metadata: not a president agent file")
-    try:
-        meta = json.loads(meta_raw)
-    except json.JSONDecodeError as e:
-        raise AgentFileError(f"{path}: its {META_KEY} metadata is not JSON ({e})") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise AgentFileError(f"{path}: metadata format {meta.get('format') if isinstance(meta, dict) else meta!r}, "
-                             f"expected {FORMAT!r}")
-    for key in ("rules", "observation_size", "n_actions", "architecture"):
-        if key not in meta:
-            raise AgentFileError(f"{path}: metadata lacks {key!r}")
-    ends = [int(v["data_offsets"][1]) for k, v in header.items() if k != "__metadata__" and isinstance(v, dict)
-            and "data_offsets" in v]
+    meta = _metadata(path, header)
+    ends = _tensor_ends(path, header)
     if max(ends, default=0) > data_size:
         raise AgentFileError(f"{path}: truncated: its tensors need {max(ends)} bytes of data, the file has {data_size}")
+    _check_shapes(path, meta, None)   # the architecture alone, before reading the tensors
     from safetensors import SafetensorError
     from safetensors.numpy import load_file
 
     try:
         tensors = load_file(str(path))
-    except (SafetensorError, OSError, ValueError) as e:
-        raise AgentFileError(f"{path}: its tensors cannot be read ({e})") from None
+    except (SafetensorError, OSError, ValueError, TypeError) as e:
+        raise AgentFileError(f"{path}: its tensors cannot be read ({str(e)[:200]})") from None
     _check_shapes(path, meta, {k: v.shape for k, v in tensors.items()})
     for k, v in tensors.items():
         if v.dtype not in _STORED:
             raise AgentFileError(f"{path}: tensor {k} is {v.dtype}; an agent file stores {' or '.join(DTYPES)}")
+        if not np.isfinite(v).all():
+            bad = int((~np.isfinite(v)).sum())
+            raise AgentFileError(f"{path}: tensor {k} holds {bad} non-finite weight(s) (NaN or infinity): refused")
     return meta, tensors
 
 
-def _check_shapes(path: Path, meta: dict[str, Any], shapes: dict[str, tuple[int, ...]]) -> None:
+def _check_shapes(path: Path, meta: dict[str, Any], shapes: dict[str, tuple[int, ...]] | None) -> None:
+    """The architecture in the metadata, and (``shapes`` given) the tensors' shapes it implies."""
     arch = meta["architecture"]
     if not isinstance(arch, dict) or arch.get("type") != "mlp":
-        raise AgentFileError(f"{path}: architecture {arch!r} is not supported (only type 'mlp')")
-    if arch.get("activation") not in ACTIVATIONS:
-        raise AgentFileError(f"{path}: activation {arch.get('activation')!r} is not one of {sorted(ACTIVATIONS)}")
+        raise AgentFileError(f"{path}: its architecture is not supported (only type 'mlp')")
+    if not isinstance(arch.get("activation"), str) or arch["activation"] not in ACTIVATIONS:
+        raise AgentFileError(f"{path}: its activation is not one of {sorted(ACTIVATIONS)}")
     hidden = arch.get("hidden")
-    if not isinstance(hidden, list) or not all(isinstance(h, int) and h > 0 for h in hidden):
-        raise AgentFileError(f"{path}: architecture hidden sizes {hidden!r} must be a list of positive integers")
+    if not isinstance(hidden, list) or len(hidden) > MAX_LAYERS or not all(
+            isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= MAX_SIZE for h in hidden):
+        raise AgentFileError(f"{path}: architecture hidden sizes must be a list of at most {MAX_LAYERS} integers "
+                             f"1..{MAX_SIZE}")
+    if shapes is None:
+        return
     dims = [int(meta["observation_size"]), *hidden, int(meta["n_actions"])]
     names = [f"hidden.{i}" for i in range(len(hidden))] + ["action"]
     want = {}

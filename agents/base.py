@@ -163,6 +163,10 @@ class Agent(ABC):
         return f"{type(self).__name__}(rules={self.rules.name!r})"
 
 
+class PolicyError(ValueError):
+    """A policy network that cannot choose an action (its logits are not finite numbers)."""
+
+
 class PolicyAgent(Agent):
     """An agent that acts by a saved policy network's action logits (an agent file or an SB3 model).
 
@@ -186,6 +190,10 @@ class PolicyAgent(Agent):
 
     def _act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         z = np.asarray(self.logits(obs, mask), dtype=np.float64).copy()
+        broken = ~np.isfinite(np.where(mask, z, 0.0)).all(axis=1)
+        if broken.any():   # an overflowing network: no legal action can be told from another, nor chosen
+            raise PolicyError(f"{self.name}: the network gave a non-finite logit (NaN or infinity) to a legal action "
+                              f"in row {int(np.argmax(broken))} of the batch; its weights overflow, so it cannot play")
         if not self.deterministic:
             z = z + rng.gumbel(size=z.shape)
         z[~mask] = -np.inf

@@ -41,11 +41,13 @@ import numpy as np
 
 from president_env.core import Rules, n_actions
 from president_env.core import observation as O
+from president_env.core.jsonio import JSONInputError, loads
 
 from .base import PolicyAgent, rules_mismatch
 
 METADATA_MEMBER = "president.json"
 METADATA_FORMAT = "president-model/1"
+MAX_METADATA_BYTES = 1 << 20   # president.json is a few KB; a larger one is not read
 
 
 class ModelError(ValueError):
@@ -89,25 +91,38 @@ def read_metadata(path: str | os.PathLike) -> dict[str, Any] | None:
         with zipfile.ZipFile(path) as zf:
             if METADATA_MEMBER not in zf.namelist():
                 return None
+            size = zf.getinfo(METADATA_MEMBER).file_size
+            if size > MAX_METADATA_BYTES:
+                raise ModelError(f"{path}: {METADATA_MEMBER} is larger than {MAX_METADATA_BYTES} bytes: not "
+                                 "written by president train")
             raw = zf.read(METADATA_MEMBER)
     except zipfile.BadZipFile as e:
         raise ModelError(f"{path}: not a readable model zip ({e})") from None
     try:
-        meta = json.loads(raw)
-    except json.JSONDecodeError as e:
-        raise ModelError(f"{path}: {METADATA_MEMBER} is not valid JSON ({e})") from None
+        meta = loads(raw)
+    except JSONInputError as e:
+        raise ModelError(f"{path}: {METADATA_MEMBER}: {e}") from None
     if not isinstance(meta, dict) or meta.get("format") != METADATA_FORMAT or "rules" not in meta:
         raise ModelError(f"{path}: {METADATA_MEMBER} is not a {METADATA_FORMAT} record")
     return meta
 
 
 def save_model(model: Any, path: str | os.PathLike, rules: Rules, **extra: Any) -> Path:
-    """Save an SB3 model to ``path`` (``.zip`` added if missing) with the rules it was trained for."""
+    """Save an SB3 model to ``path`` (``.zip`` added if missing) with the rules it was trained for.
+
+    The zip is written beside ``path`` and renamed over it when complete, so an interrupted save
+    leaves the earlier file (if any) as it was."""
     path = Path(path)
     if path.suffix != ".zip":
         path = path.with_name(path.name + ".zip")
-    model.save(path)
-    write_metadata(path, rules, **extra)
+    tmp = path.with_name(f".{path.stem}.part.zip")
+    try:
+        model.save(tmp)
+        write_metadata(tmp, rules, **extra)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     return path
 
 

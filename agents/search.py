@@ -38,18 +38,20 @@ from .heuristic import HeuristicAgent
 from .random_agent import RandomAgent
 
 ROLLOUT_POLICIES = {"heuristic": HeuristicAgent, "greedy": GreedyAgent, "random": RandomAgent}
-#: setting -> (type, default, lowest allowed, meaning)
-SETTINGS: dict[str, tuple[type, object, float, str]] = {
-    "worlds": (int, 8, 1, "deals of the hidden cards per decision"),
-    "actions": (int, 5, 1, "candidate actions searched per decision (the heuristic's first)"),
-    "rollouts": (int, 0, 0, "most rollouts (worlds x candidates) per decision; 0: worlds x actions"),
-    "z": (float, 1.0, 0.0, "standard errors a candidate must beat the heuristic's choice by"),
-    "policy": (str, "heuristic", 0, "rollout policy: " + ", ".join(ROLLOUT_POLICIES) + ", or an agent spec "
+#: setting -> (type, default, lowest allowed, highest allowed, meaning)
+SETTINGS: dict[str, tuple[type, object, float, float, str]] = {
+    "worlds": (int, 8, 1, 4096, "deals of the hidden cards per decision"),
+    "actions": (int, 5, 1, 256, "candidate actions searched per decision (the heuristic's first)"),
+    "rollouts": (int, 0, 0, 65536, "most rollouts (worlds x candidates) per decision; 0: worlds x actions"),
+    "z": (float, 1.0, 0.0, 1e12, "standard errors a candidate must beat the heuristic's choice by"),
+    "policy": (str, "heuristic", 0, 0, "rollout policy: " + ", ".join(ROLLOUT_POLICIES) + ", or an agent spec "
                "such as zoo:president"),
-    "fallback": (str, "heuristic", 0, "the first candidate and the choice kept when search cannot tell: "
+    "fallback": (str, "heuristic", 0, 0, "the first candidate and the choice kept when search cannot tell: "
                  "heuristic, or policy (the rollout policy's choice)"),
-    "batch": (int, 4096, 1, "most rollouts stepped together (memory, not play)"),
+    "batch": (int, 4096, 1, 65536, "most rollouts stepped together (memory, not play)"),
 }
+#: the most rollouts one decision may take (worlds x actions, or rollouts): one game state each, in memory at once
+MAX_BUDGET = 65536
 
 
 @dataclass
@@ -75,6 +77,8 @@ def parse_settings(text: str) -> dict[str, object]:
         if name not in SETTINGS:
             raise ValueError(f"unknown search setting {name!r}; settings: {', '.join(SETTINGS)}")
         kind = SETTINGS[name][0]
+        if kind is int and len(value.strip().lstrip("+-")) > 20:
+            raise ValueError(f"search setting {name}: {len(value)} digits is no count this agent takes")
         try:
             out[name] = kind(value)
         except ValueError:
@@ -90,18 +94,25 @@ class SearchAgent(Agent):
     deterministic = False
 
     def __init__(self, rules: Rules, worlds: int = 8, actions: int = 5, rollouts: int = 0, z: float = 1.0,
-                 policy: str = "heuristic", batch: int = 4096, fallback: str = "heuristic",
+                 policy: str | Agent = "heuristic", batch: int = 4096, fallback: str = "heuristic",
                  name: str | None = None) -> None:
         super().__init__(rules)
         for key, value in (("worlds", worlds), ("actions", actions), ("rollouts", rollouts), ("z", z),
                            ("batch", batch)):
-            kind, _, low, _ = SETTINGS[key]
-            if isinstance(value, bool) or not isinstance(value, int | float) or (kind is int and value != int(value)):
+            kind, _, low, high, _ = SETTINGS[key]
+            if isinstance(value, bool) or not isinstance(value, int | float) or (
+                    kind is int and (not np.isfinite(value) or value != int(value))):
                 raise ValueError(f"search setting {key} must be {'an integer' if kind is int else 'a number'}, "
                                  f"got {value!r}")
-            if value < low or not np.isfinite(value):
-                raise ValueError(f"search setting {key} must be at least {low:g}, got {value!r}")
-        if policy not in ROLLOUT_POLICIES and (":" not in policy or policy.split(":")[0] == "search"):
+            if not np.isfinite(value) or not low <= value <= high:
+                raise ValueError(f"search setting {key} must be {low:g}..{high:g}, got {value!r}")
+        budget = rollouts or worlds * actions
+        if budget > MAX_BUDGET:
+            raise ValueError(f"search settings worlds={worlds}, actions={actions}, rollouts={rollouts} allow "
+                             f"{budget} rollouts a decision; at most {MAX_BUDGET} (set rollouts= to cap them)")
+        if isinstance(policy, Agent):           # a policy built by the caller (the web page's agents by name)
+            pass
+        elif policy not in ROLLOUT_POLICIES and (":" not in policy or policy.split(":")[0] == "search"):
             raise ValueError(f"search setting policy={policy!r} is not a rollout policy; choices: "
                              f"{', '.join(ROLLOUT_POLICIES)}, or an agent spec such as zoo:president")
         if rollouts and rollouts < 2 * min(actions, 2):
@@ -109,10 +120,14 @@ class SearchAgent(Agent):
                              f"of 2 candidates ({2 * min(actions, 2)} rollouts)")
         self.worlds, self.actions, self.rollouts, self.z = int(worlds), int(actions), int(rollouts), float(z)
         self.batch = int(batch)
-        self.policy_name = policy
+        self.policy_name = policy.name if isinstance(policy, Agent) else policy
         self.rollout_rules = rules.replace(hands_per_session=1)
-        if policy in ROLLOUT_POLICIES:
-            self.policy: Agent = ROLLOUT_POLICIES[policy](rules)
+        if isinstance(policy, Agent):
+            if policy.rules != rules:
+                raise ValueError(f"search setting policy: {policy.name} was built for other rules")
+            self.policy: Agent = policy
+        elif policy in ROLLOUT_POLICIES:
+            self.policy = ROLLOUT_POLICIES[policy](rules)
         else:                                   # a model: zoo:NAME, ppo:FILE (an agent file, never a pickle)
             from .registry import make_agent
 
