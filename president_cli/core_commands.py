@@ -11,30 +11,37 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
+from president_cli.argtypes import (
+    UsageError,
+    batch_size,
+    games_count,
+    hands_count,
+    int_range,
+    preset_name,
+    seed_value,
+)
 from president_env.core import OVER, PRESETS, Rules, RulesError, init, make_keys, n_actions, preset
+from president_env.core.files import OutputError, atomic_writer, check_writable
 from president_env.core.records import (
     Recorder,
     RecordError,
     ReplayError,
     iter_numbered_records,
-    replay,
+    verify,
     write_records,
 )
 from president_env.core.render import format_record
-from president_env.core.rules import PRESET_ALIASES, PRESET_TABLE
+from president_env.core.rules import PRESET_TABLE
 
-
-class UsageError(Exception):
-    """A bad command line value found after parsing (exit status 2, no traceback)."""
+__all__ = ["UsageError", "preset_name", "register", "rules_from_args", "simulate", "writable_output"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -48,14 +55,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                           "and write one JSON record per finished hand.")
     p.add_argument("--preset", required=True, type=preset_name, help=f"one of: {', '.join(PRESETS)}")
     p.add_argument("--players", type=int, default=None, help="number of players (default: the preset's)")
-    p.add_argument("--games", type=positive_int, required=True, help="sessions to play")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals and the random actions (default 0)")
-    p.add_argument("--records", type=Path, required=True, help="output JSON-lines file (overwritten)")
-    p.add_argument("--hands", type=positive_int, default=None,
+    p.add_argument("--games", type=games_count, required=True, help="sessions to play (1..1,000,000)")
+    p.add_argument("--seed", type=seed_value, default=0, help="seed of the deals and the random actions (default 0)")
+    p.add_argument("--records", type=Path, required=True,
+                   help="output JSON-lines file (replaced only when every record is written)")
+    p.add_argument("--hands", type=hands_count, default=None,
                    help="hands per session (default: play to the preset's target points)")
     p.add_argument("--random-ranks", action="store_true",
                    help="start each session from random ranks, so its first hand has an exchange")
-    p.add_argument("--batch-size", type=positive_int, default=64, help="sessions stepped together (default 64)")
+    p.add_argument("--batch-size", type=batch_size, default=64, help="sessions stepped together (default 64)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_simulate)
 
@@ -63,31 +71,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                               description="Replay game records. With --check, verify every record and stop at the "
                                           "first difference; otherwise show one recorded hand step by step.")
     p.add_argument("file", type=Path, help="JSON-lines records file")
-    p.add_argument("--check", action="store_true", help="replay and verify every record")
-    p.add_argument("--index", type=int, default=0, help="record to show, counted from 0 (default 0)")
-    p.add_argument("--viewer", type=int, default=None, help="show only this player's cards")
+    p.add_argument("--check", action="store_true",
+                   help="replay and verify every record, and that its key deals its cards")
+    p.add_argument("--index", type=int_range(0, 10**12), default=0, help="record to show, counted from 0 (default 0)")
+    p.add_argument("--viewer", type=int_range(0, 63), default=None, help="show only this player's cards")
     p.add_argument("--tables", action="store_true", help="draw the full table before every decision")
     p.set_defaults(func=cmd_replay)
-
-
-# --------------------------------------------------------------------------- argument types
-def preset_name(value: str) -> str:
-    """argparse type: a known preset name (or alias)."""
-    key = PRESET_ALIASES.get(value.lower(), value.lower())
-    if key not in PRESET_TABLE:
-        raise argparse.ArgumentTypeError(f"unknown preset {value!r}; presets are: {', '.join(PRESETS)}")
-    return key
-
-
-def positive_int(value: str) -> int:
-    """argparse type: an integer >= 1."""
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {n}")
-    return n
 
 
 # --------------------------------------------------------------------------- variants
@@ -129,9 +118,33 @@ def rules_from_args(args: argparse.Namespace) -> Rules:
         raise UsageError(str(e)) from None
 
 
-def simulate(rules: Rules, games: int, seed: int, out: Any, random_ranks: bool = False, batch_size: int = 64,
-             progress: bool = True) -> list[dict[str, Any]]:
-    """Play ``games`` sessions with random legal actions; write records to ``out``; return short per-hand facts.
+class SimulateSummary:
+    """What ``simulate`` played, added up batch by batch (its memory does not grow with the sessions)."""
+
+    def __init__(self, players: int) -> None:
+        self.sessions = self.hands = self.decisions = 0
+        self.points = np.zeros(players, dtype=np.int64)       # by player, over every hand
+        self.presidents = np.zeros(players, dtype=np.int64)   # hands each player finished first
+        self.wins = np.zeros(players, dtype=np.int64)         # sessions each player won (ties count)
+
+    def add(self, batch: list[dict[str, Any]], sessions: int) -> None:
+        """Count one batch of whole sessions (every hand of each is in ``batch``)."""
+        totals: dict[int, np.ndarray] = {}
+        for r in batch:
+            pts = np.asarray(r["points"], dtype=np.int64)
+            totals[r["session"]] = totals.get(r["session"], 0) + pts
+            self.points += pts
+            self.presidents[r["finish_order"][0]] += 1
+            self.decisions += len(r["decisions"])
+        for t in totals.values():
+            self.wins[np.flatnonzero(t == t.max())] += 1
+        self.hands += len(batch)
+        self.sessions += sessions
+
+
+def simulate(rules: Rules, games: int, seed: int, out: IO[str], random_ranks: bool = False, batch_size: int = 64,
+             progress: bool = True) -> SimulateSummary:
+    """Play ``games`` sessions with random legal actions; write records to ``out``; return the totals.
 
     Session ``g`` has the ``g``-th key of ``make_keys(games, seed)`` and draws its
     actions from ``numpy.random.default_rng([seed, g])``; records are written in
@@ -139,7 +152,7 @@ def simulate(rules: Rules, games: int, seed: int, out: Any, random_ranks: bool =
     """
     keys = make_keys(games, seed)
     A = n_actions(rules)
-    facts: list[dict[str, Any]] = []
+    summary = SimulateSummary(rules.players)
     bar = tqdm(total=games, unit="session", disable=not progress or None, file=sys.stderr)
     try:
         for start in range(0, games, batch_size):
@@ -158,43 +171,40 @@ def simulate(rules: Rules, games: int, seed: int, out: Any, random_ranks: bool =
                 over = now
             batch.sort(key=lambda r: (r["session"], r["hand"]))  # file order does not depend on batch_size
             write_records(out, batch)
-            facts += [{"session": r["session"], "decisions": len(r["decisions"]), "points": r["points"],
-                       "president": r["finish_order"][0]} for r in batch]
+            summary.add(batch, idx.size)
     finally:
         bar.close()
-    return facts
+    return summary
+
+
+def writable_output(path: Path, option: str) -> Path:
+    """``path`` checked for writing before any work (a :class:`UsageError` naming ``option`` if not)."""
+    try:
+        return check_writable(path, option)
+    except OutputError as e:
+        raise UsageError(str(e)) from None
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    """Play random sessions, write their records, print a summary."""
+    """Play random sessions, write their records (through a temporary file), print a summary."""
     rules = rules_from_args(args)
+    writable_output(args.records, "--records")
     try:
-        f = open(args.records, "w", encoding="utf-8")  # noqa: SIM115 - closed below
-    except OSError as e:
-        raise UsageError(f"cannot write {args.records}: {e.strerror}") from None
-    with f:
-        facts = simulate(rules, args.games, args.seed, f, random_ranks=args.random_ranks,
+        with atomic_writer(args.records) as f:
+            s = simulate(rules, args.games, args.seed, f, random_ranks=args.random_ranks,
                          batch_size=args.batch_size, progress=not args.no_progress)
+    except (OSError, OutputError) as e:
+        raise UsageError(f"cannot write {args.records}: {getattr(e, 'strerror', None) or e}") from None
     P = rules.players
-    totals: dict[int, np.ndarray] = defaultdict(lambda: np.zeros(P, dtype=np.int64))
-    presidents = np.zeros(P, dtype=np.int64)
-    for fact in facts:
-        totals[fact["session"]] += fact["points"]
-        presidents[fact["president"]] += 1
-    wins = np.zeros(P, dtype=np.int64)
-    for t in totals.values():
-        wins[np.flatnonzero(t == t.max())] += 1
-    hands = len(facts)
-    decisions = sum(f["decisions"] for f in facts)
+    hands = s.hands
     console = Console()
     console.print(f"preset {rules.name}, {P} players, seed {args.seed}: {args.games} sessions, {hands} hands "
-                  f"({hands / args.games:.1f} a session), {decisions} decisions; records in {args.records}")
+                  f"({hands / args.games:.1f} a session), {s.decisions} decisions; records in {args.records}")
     table = Table(title="random agents")
     for col in ("player", "points a hand", "times President", "sessions won (ties count)"):
         table.add_column(col, justify="right")
-    pts = sum(totals.values(), np.zeros(P, dtype=np.int64))
     for p in range(P):
-        table.add_row(str(p), f"{pts[p] / max(hands, 1):+.3f}", str(int(presidents[p])), str(int(wins[p])))
+        table.add_row(str(p), f"{s.points[p] / max(hands, 1):+.3f}", str(int(s.presidents[p])), str(int(s.wins[p])))
     console.print(table)
     return 0
 
@@ -209,7 +219,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         try:
             for lineno, rec in iter_numbered_records(args.file):
                 try:
-                    replay(rec)
+                    verify(rec)
                 except (ReplayError, RecordError) as e:
                     print(f"error: {args.file}:{lineno}: record {n} (session {rec['session']}, hand {rec['hand']}) "
                           f"does not replay: {e}", file=sys.stderr)

@@ -24,7 +24,15 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from president_cli.core_commands import UsageError, positive_int, preset_name
+from president_cli.argtypes import (
+    UsageError,
+    batch_size,
+    deals_count,
+    hands_count,
+    int_range,
+    preset_name,
+    seed_value,
+)
 from president_env.core import PRESETS, RulesError, preset
 
 
@@ -41,23 +49,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--agents", required=True,
                    help="comma-separated agents, one per seat: random, greedy, heuristic, ppo:FILE, ppo-sample:FILE, "
                         "zoo:NAME, search or search:worlds=8,actions=5 (see docs/search.md)")
-    p.add_argument("--games", type=positive_int, default=1000,
-                   help="deals; each is played once per rotation of the seats (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals, the seatings and the agents (default 0)")
+    p.add_argument("--games", type=deals_count, default=1000,
+                   help="deals (1..1,000,000); each is played once per rotation of the seats (default 1000)")
+    p.add_argument("--seed", type=seed_value, default=0,
+                   help="seed of the deals, the seatings and the agents (default 0)")
     p.add_argument("--json", type=Path, default=None, metavar="FILE", help="also write the figures as JSON")
-    p.add_argument("--hands", type=positive_int, default=None,
+    p.add_argument("--hands", type=hands_count, default=None,
                    help="hands per session (default: play to the preset's target points)")
     p.add_argument("--rotations", choices=("cyclic", "fixed", "all"), default="cyclic",
                    help="cyclic: the P rotations of a circular order drawn per deal (default); fixed: of the "
                         "order given; all: every seating (P! per deal)")
-    p.add_argument("--batch-size", type=positive_int, default=20000, help="sessions stepped together (default 20000)")
+    p.add_argument("--batch-size", type=batch_size, default=20000, help="sessions stepped together (default 20000)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--ray", action="store_true",
                    help="play the deals in Ray tasks (the ray extra): the same table as without it for the same "
                         "seed; local Ray unless --address")
     p.add_argument("--address", default=None, metavar="ADDR",
                    help="with --ray: the Ray cluster to run on (HOST:PORT of `ray start --head`, auto, ray://HOST:PORT)")
-    p.add_argument("--tasks", type=positive_int, default=None,
+    p.add_argument("--tasks", type=int_range(1, 10_000), default=None,
                    help="with --ray: tasks to split the deals into (default: 4 per CPU of the cluster)")
     p.add_argument("--trust-pickle", action="store_true",
                    help="allow ppo:MODEL.zip (a stable-baselines3 zip can run code from the file when it loads; "

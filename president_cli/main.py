@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from president_cli import core_commands, evaluate, play, serve, train, zoo
+from president_cli import argtypes, core_commands, evaluate, play, serve, train, zoo
 
 # One line per module that adds subcommands (variants, simulate, replay; later evaluate, train, play).
 COMMAND_MODULES = [
@@ -38,7 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except core_commands.UsageError as e:
+    except argtypes.UsageError as e:
         parser.exit(2, f"{parser.prog} {args.command}: error: {e}\n")
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -30,7 +30,8 @@ import numpy as np
 
 from agents.base import Agent
 from agents.registry import agent_names, make_agent, split_specs
-from president_cli.core_commands import UsageError, positive_int, preset_name, rules_from_args
+from president_cli.argtypes import UsageError, float_range, hands_count, preset_name, seed_value
+from president_cli.core_commands import rules_from_args, writable_output
 from president_env.core import (
     EXCHANGE,
     OVER,
@@ -63,6 +64,7 @@ class PlayResult:
     points: list[int]               # session points by player
     decisions: int                  # decisions the person made (forced single moves not counted)
     records: list[dict[str, Any]] = field(default_factory=list, repr=False)  # one game record per finished hand
+    interrupted: bool = False       # the session stopped on Ctrl-C
 
 
 # --------------------------------------------------------------------------- input
@@ -319,58 +321,63 @@ def play_session(
          + ", ".join(table.who(p) for p in range(P) if p != human) + ".",
          "Type the number of a move; ? draws the table again; q quits."])
     say(table.hand_start(st))
-    while int(st.phase[0]) != OVER:
-        actor = int(current_player(st)[0])
-        legal = np.flatnonzero(st.legal[0])
-        ex = int(st.phase[0]) == EXCHANGE
-        if actor == human:
-            if auto_single and legal.size == 1:
-                action = int(legal[0])
-                note = " (your only move)"
+    try:
+        while int(st.phase[0]) != OVER:
+            actor = int(current_player(st)[0])
+            legal = np.flatnonzero(st.legal[0])
+            ex = int(st.phase[0]) == EXCHANGE
+            if actor == human:
+                if auto_single and legal.size == 1:
+                    action = int(legal[0])
+                    note = " (your only move)"
+                else:
+                    action = None
+                    draw = True
+                    while action is None:
+                        if draw:
+                            say(["", render(rules, st, viewer=human, agents=table.agents)])
+                            trade = ex and int(exchange_kind(rules, st)[0]) > 0
+                            claim = not ex and int(st.claim_rank[0]) >= 0
+                            head = ("choose a card to trade:" if trade else "give back a card:") if ex else (
+                                "you may claim a quick clear:" if claim else "your moves:")
+                            say([head] + move_lines([describe_action(rules, int(a), exchange=ex, trade=trade,
+                                                                     claim=claim) for a in legal]))
+                            draw = False
+                        choice = read_choice(len(legal), inp, out, ("your trade" if trade else "your give-back") if ex
+                                             else "your move")
+                        if choice is None:
+                            say(["You left the game.", "Points so far:", *table.standings(st)])
+                            return PlayResult(False, int(st.hand_no[0]), st.points[0].astype(int).tolist(),
+                                              decisions, records)
+                        if choice == "redraw":
+                            draw = True
+                            continue
+                        action = int(legal[int(choice)])
+                    decisions += 1
+                    note = ""
             else:
-                action = None
-                draw = True
-                while action is None:
-                    if draw:
-                        say(["", render(rules, st, viewer=human, agents=table.agents)])
-                        trade = ex and int(exchange_kind(rules, st)[0]) > 0
-                        claim = not ex and int(st.claim_rank[0]) >= 0
-                        head = ("choose a card to trade:" if trade else "give back a card:") if ex else (
-                            "you may claim a quick clear:" if claim else "your moves:")
-                        say([head] + move_lines([describe_action(rules, int(a), exchange=ex, trade=trade,
-                                                                 claim=claim) for a in legal]))
-                        draw = False
-                    choice = read_choice(len(legal), inp, out, ("your trade" if trade else "your give-back") if ex
-                                         else "your move")
-                    if choice is None:
-                        say(["You left the game.", "Points so far:", *table.standings(st)])
-                        return PlayResult(False, int(st.hand_no[0]), st.points[0].astype(int).tolist(),
-                                          decisions, records)
-                    if choice == "redraw":
-                        draw = True
-                        continue
-                    action = int(legal[int(choice)])
-                decisions += 1
                 note = ""
-        else:
-            note = ""
-            obs = observe(rules, st, actor)
-            action = int(bots_act(agent_of[actor], obs, st.legal, rngs[actor]))
-            if delay > 0:
-                time.sleep(delay)
-        before = st.copy()
-        finished = rec.step(np.array([action]))
-        records += finished
-        if finished:
-            last = finished[0]["decisions"][-1]["cards"]  # the cards of the play that ended the hand
-            words = (_poker_play(rules, before, st.moved[0]) if rules.poker and action
-                     else describe_action(rules, action))
-            say([f"  {table.who(actor)}: {words}" + (f" ({' '.join(last)})" if last else "")
-                 + note] + table.hand_over(st))
-            if int(st.phase[0]) != OVER:
-                say(table.hand_start(st))
-            continue
-        say(table.after_step(before, st, actor, action, st.moved[0], note))
+                obs = observe(rules, st, actor)
+                action = int(bots_act(agent_of[actor], obs, st.legal, rngs[actor]))
+                if delay > 0:
+                    time.sleep(delay)
+            before = st.copy()
+            finished = rec.step(np.array([action]))
+            records += finished
+            if finished:
+                last = finished[0]["decisions"][-1]["cards"]  # the cards of the play that ended the hand
+                words = (_poker_play(rules, before, st.moved[0]) if rules.poker and action
+                         else describe_action(rules, action))
+                say([f"  {table.who(actor)}: {words}" + (f" ({' '.join(last)})" if last else "")
+                     + note] + table.hand_over(st))
+                if int(st.phase[0]) != OVER:
+                    say(table.hand_start(st))
+                continue
+            say(table.after_step(before, st, actor, action, st.moved[0], note))
+    except KeyboardInterrupt:  # Ctrl-C: stop here like quitting, so the finished hands are kept
+        say(["", "Interrupted: the session stops here.", "Points so far:", *table.standings(st)])
+        return PlayResult(False, int(st.hand_no[0]), st.points[0].astype(int).tolist(), decisions, records,
+                          interrupted=True)
 
     say(["", f"The session is over after {int(st.hand_no[0])} hand(s). Final points:", *table.standings(st)])
     return PlayResult(True, int(st.hand_no[0]), st.points[0].astype(int).tolist(), decisions, records)
@@ -417,14 +424,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--opponents", default="heuristic",
                    help="one agent for every opponent, or one per opponent in player order, comma separated: "
                         f"{', '.join(agent_names())} (default: heuristic)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the deals and the agents (default: random)")
+    p.add_argument("--seed", type=seed_value, default=None, help="seed of the deals and the agents (default: random)")
     p.add_argument("--seat", type=int, default=0,
                    help="your player number, which is your seat in the first hand (default 0)")
-    p.add_argument("--hands", type=positive_int, default=None,
+    p.add_argument("--hands", type=hands_count, default=None,
                    help="hands in the session (default: play to the preset's target points)")
     p.add_argument("--random-ranks", action="store_true",
                    help="start from random ranks, so the first hand has an exchange")
-    p.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each opponent move (default 0)")
+    p.add_argument("--delay", type=float_range(0, 60), default=0.0,
+                   help="seconds to pause after each opponent move, 0..60 (default 0)")
     p.add_argument("--record", type=Path, default=None,
                    help="write the hands played to this JSON-lines file (show them with president replay)")
     p.add_argument("--trust-pickle", action="store_true",
@@ -438,20 +446,19 @@ def cmd_play(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
     if not 0 <= args.seat < rules.players:
         raise UsageError(f"--seat must be a player 0..{rules.players - 1}, got {args.seat}")
-    if args.delay < 0:
-        raise UsageError(f"--delay must be 0 or more seconds, got {args.delay}")
+    if args.record is not None:
+        writable_output(args.record, "--record")   # before the session, not after it
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 1_000_000)
     specs = build_opponents(rules, parse_opponents(args.opponents, rules.players), trust_pickle=args.trust_pickle)
     result = play_session(rules, specs, human=args.seat, seed=seed, inp=sys.stdin, out=sys.stdout,
                           start_ranks="random" if args.random_ranks else None, delay=args.delay)
     if args.record is not None and result.records:
         try:
-            with open(args.record, "w", encoding="utf-8") as f:
-                write_records(f, result.records)
-        except OSError as e:
-            raise UsageError(f"cannot write {args.record}: {e.strerror}") from None
+            write_records(args.record, result.records)   # through a temporary file, renamed when complete
+        except (OSError, ValueError) as e:
+            raise UsageError(f"cannot write {args.record}: {getattr(e, 'strerror', None) or e}") from None
         print(f"{len(result.records)} hand(s) written to {args.record}; show one with: "
               f"president replay {args.record} --index 0")
     if args.seed is None:
         print(f"(this game was seed {seed}: play it again with --seed {seed})")
-    return 0
+    return 130 if result.interrupted else 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from president_cli.core_commands import UsageError
+from president_cli.argtypes import UsageError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

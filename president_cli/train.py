@@ -7,14 +7,28 @@ learning policy; local Ray, or a cluster with ``--address``; see :mod:`training.
 from __future__ import annotations
 
 import argparse
-import json
+import sys
+from typing import Any
 
-from president_cli.core_commands import UsageError, positive_int, preset_name
+from president_cli.argtypes import (
+    MAX_DEALS,
+    MAX_TIMESTEPS,
+    UsageError,
+    deals_count,
+    int_range,
+    minutes_value,
+    preset_name,
+    seed_value,
+    timesteps_count,
+)
 from president_env.core import PRESETS, RulesError
+from president_env.core.jsonio import JSONInputError, JSONSyntaxError, loads
 
 BACKENDS = ("sb3", "rllib")
 # options of the rllib backend and their defaults (given with --backend sb3 they are refused)
-RLLIB_DEFAULTS: dict[str, object] = {"env_runners": 1, "address": None, "policies": "shared", "iterations": None}
+RLLIB_DEFAULTS: dict[str, object] = {"env_runners": 1, "address": None, "policies": "shared", "iterations": None,
+                                     "trust_pickle": False}
+CHECKPOINT_EVERY = {"sb3": 1_000_000, "rllib": 10}   # learner steps (sb3), PPO iterations (rllib)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -25,14 +39,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                           "and at the end against the baselines in duplicate-deal tournaments.")
     p.add_argument("--preset", type=preset_name, default="president", help=f"one of: {', '.join(PRESETS)}")
     p.add_argument("--players", type=int, default=None, help="number of players (default: the preset's)")
-    p.add_argument("--timesteps", type=positive_int, default=5_000_000, help="learner decisions in total")
-    p.add_argument("--out", required=True, help="output folder (model, checkpoints, eval.csv, TensorBoard logs)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--minutes", type=float, default=None, help="wall-clock budget (stops early when reached)")
+    p.add_argument("--timesteps", type=timesteps_count, default=5_000_000, help="learner decisions in total")
+    p.add_argument("--out", required=True,
+                   help="output folder (model, checkpoints, eval.csv, TensorBoard logs); one that holds files is "
+                        "refused unless --resume or --force")
+    p.add_argument("--seed", type=seed_value, default=0)
+    p.add_argument("--minutes", type=minutes_value, default=None, help="wall-clock budget (stops early when reached)")
     p.add_argument("--resume", default=None,
-                   help="continue from a checkpoint of the same rules: a zip (sb3), an RLlib checkpoint folder (rllib)")
-    p.add_argument("--eval-deals", type=positive_int, default=None, help="duplicate deals per evaluation")
-    p.add_argument("--final-deals", type=int, default=1000, help="duplicate deals of the final evaluation")
+                   help="continue from a checkpoint of the same rules: a zip (sb3), an RLlib checkpoint folder "
+                        "(rllib, with --trust-pickle)")
+    p.add_argument("--force", action="store_true",
+                   help="write into an --out that already holds files (files of the same names are replaced)")
+    p.add_argument("--checkpoint-every", type=int_range(1, MAX_TIMESTEPS), default=None, metavar="N",
+                   help="save a checkpoint and its agent file every N learner steps (sb3, default 1,000,000) or "
+                        "N PPO iterations (rllib, default 10); Ctrl-C saves one too")
+    p.add_argument("--eval-deals", type=deals_count, default=None, help="duplicate deals per evaluation")
+    p.add_argument("--final-deals", type=int_range(0, MAX_DEALS), default=1000,
+                   help="duplicate deals of the final evaluation")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                    help="override a training setting (JSON value): of training/hyperparams.py, e.g. n_envs=128; "
                         "with --backend rllib of RllibSettings in training/rllib_train.py, e.g. train_batch=8192")
@@ -40,26 +63,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--backend", choices=BACKENDS, default="sb3",
                    help="sb3: MaskablePPO on the batched VecEnv, one process (default); rllib: multi-agent PPO on "
                         "Ray RLlib, every seat a policy (the ray extra)")
-    p.add_argument("--env-runners", type=int, default=RLLIB_DEFAULTS["env_runners"], metavar="N",
+    p.add_argument("--env-runners", type=int_range(0, 1024), default=RLLIB_DEFAULTS["env_runners"], metavar="N",
                    help="rllib: EnvRunner actors sampling games (0: in this process; default 1)")
     p.add_argument("--address", default=None, metavar="ADDR",
                    help="rllib: the Ray cluster (HOST:PORT of `ray start --head`, auto, ray://HOST:PORT); "
                         "default: local mode on this machine")
     p.add_argument("--policies", choices=("shared", "per-seat"), default="shared",
                    help="rllib: one policy for every seat (default) or one per player")
-    p.add_argument("--iterations", type=positive_int, default=None, help="rllib: stop after this many PPO iterations")
+    p.add_argument("--iterations", type=int_range(1, 10**9), default=None,
+                   help="rllib: stop after this many PPO iterations")
+    p.add_argument("--trust-pickle", action="store_true",
+                   help="rllib: allow --resume of an RLlib checkpoint, which RLlib stores with pickle (loading one "
+                        "can run code from the folder); an SB3 --resume unpickles nothing and needs no flag")
     p.set_defaults(func=cmd_train)
 
     p = subparsers.add_parser("train-all", help="fit every preset in turn within a budget; table and plot",
                               description="Train every preset (or --presets) for --minutes each, then write "
                                           "results.md, results.csv and learning_curves.png in --out.")
     p.add_argument("--presets", default="all", help="comma-separated preset names, or all")
-    p.add_argument("--minutes", type=float, default=10.0, help="wall-clock budget per preset")
-    p.add_argument("--timesteps", type=positive_int, default=100_000_000, help="cap per preset")
-    p.add_argument("--out", default="runs/all")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--final-deals", type=int, default=1000, help="duplicate deals of each final evaluation")
-    p.add_argument("--final-heuristic-deals", type=int, default=None,
+    p.add_argument("--minutes", type=minutes_value, default=10.0, help="wall-clock budget per preset")
+    p.add_argument("--timesteps", type=timesteps_count, default=100_000_000, help="cap per preset")
+    p.add_argument("--out", default="runs/all",
+                   help="output folder, one folder per preset in it (one that holds files is refused unless --force)")
+    p.add_argument("--force", action="store_true", help="write over the presets' folders in --out")
+    p.add_argument("--seed", type=seed_value, default=0)
+    p.add_argument("--final-deals", type=int_range(0, MAX_DEALS), default=1000,
+                   help="duplicate deals of each final evaluation")
+    p.add_argument("--final-heuristic-deals", type=int_range(0, MAX_DEALS), default=None,
                    help="deals of the final match against the heuristic (default: --final-deals)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                    help="override a training setting for every preset (JSON value), e.g. imitation_epochs=4")
@@ -84,16 +114,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_export_agent)
 
 
-def _settings(pairs: list[str]) -> dict:
+def _settings(pairs: list[str]) -> dict[str, Any]:
+    """``--set NAME=VALUE`` pairs: the value as JSON (finite numbers only), or as text when it is not JSON at all
+    (``--set episode=session``); the settings table then checks each by type and range."""
     out = {}
     for pair in pairs:
         if "=" not in pair:
             raise UsageError(f"--set expects NAME=VALUE, got {pair!r}")
         name, value = pair.split("=", 1)
         try:
-            out[name.strip()] = json.loads(value)
-        except json.JSONDecodeError:
+            out[name.strip()] = loads(value)
+        except JSONSyntaxError:
             out[name.strip()] = value
+        except JSONInputError as e:
+            raise UsageError(f"--set {pair}: {e}") from None
     return out
 
 
@@ -104,17 +138,31 @@ def cmd_train(args: argparse.Namespace) -> int:
     if given:
         raise UsageError(f"{', '.join(given)} go with --backend rllib")
     from agents.sb3_policy import ModelError
-    from training.train import TrainArgs, format_result, train
+    from training.train import TrainArgs, TrainingInterrupted, format_result, train
 
     targs = TrainArgs(preset=args.preset, players=args.players, timesteps=args.timesteps, out=args.out,
                       seed=args.seed, minutes=args.minutes, resume=args.resume, eval_deals=args.eval_deals,
-                      final_deals=args.final_deals, progress=not args.no_progress, settings=_settings(args.set))
+                      final_deals=args.final_deals, progress=not args.no_progress, settings=_settings(args.set),
+                      checkpoint_every=args.checkpoint_every or CHECKPOINT_EVERY["sb3"], force=args.force)
     try:
         result = train(targs)
     except (ModelError, RulesError, ValueError) as e:
         raise UsageError(str(e)) from None
+    except TrainingInterrupted as e:
+        return _interrupted(e, args, str(e.checkpoint))
     print(format_result(result))
     return 0
+
+
+def _interrupted(e: KeyboardInterrupt, args: argparse.Namespace, checkpoint: str) -> int:
+    """Ctrl-C after the run saved a checkpoint: say where, and how to go on (exit status 130)."""
+    print(f"{e}\ncontinue the run: the same command with --resume {checkpoint}"
+          + ("" if args.backend == "sb3" else " --trust-pickle"), file=sys.stderr)
+    return 130
+
+
+UNTRUSTED_RESUME = ("--resume {resume}: RLlib stores a checkpoint with pickle, and loading one can run code stored in "
+                    "it; pass --trust-pickle if you trust where it came from (your own run's checkpoint)")
 
 
 def cmd_train_rllib(args: argparse.Namespace) -> int:
@@ -123,20 +171,24 @@ def cmd_train_rllib(args: argparse.Namespace) -> int:
 
     if args.eval_deals is not None:
         raise UsageError("--eval-deals goes with --backend sb3 (the rllib backend evaluates at the end: --final-deals)")
-    if args.env_runners < 0:
-        raise UsageError(f"--env-runners must be 0 or more, got {args.env_runners}")
+    if args.resume and not args.trust_pickle:
+        raise UsageError(UNTRUSTED_RESUME.format(resume=args.resume))
     try:
         import_ray()
-        from training.rllib_train import RllibTrainArgs, format_result, train_rllib
+        from training.rllib_train import RllibInterrupted, RllibTrainArgs, format_result, train_rllib
 
         targs = RllibTrainArgs(preset=args.preset, players=args.players, timesteps=args.timesteps,
                                iterations=args.iterations, minutes=args.minutes, out=args.out, seed=args.seed,
                                env_runners=args.env_runners, address=args.address, policies=args.policies,
-                               resume=args.resume, final_deals=args.final_deals, progress=not args.no_progress,
+                               resume=args.resume, trust_pickle=args.trust_pickle, force=args.force,
+                               checkpoint_every=args.checkpoint_every or CHECKPOINT_EVERY["rllib"],
+                               final_deals=args.final_deals, progress=not args.no_progress,
                                settings=_settings(args.set))
         result = train_rllib(targs)
     except (RayUnavailable, RulesError, ValueError) as e:
         raise UsageError(str(e)) from None
+    except RllibInterrupted as e:
+        return _interrupted(e, args, str(e.checkpoint or f"{args.out}/checkpoints/iter_N"))
     print(format_result(result))
     return 0
 
@@ -160,11 +212,17 @@ def cmd_export_agent(args: argparse.Namespace) -> int:
 def cmd_train_all(args: argparse.Namespace) -> int:
     from training.train_all import TrainAllArgs, train_all
 
-    names = PRESETS if args.presets == "all" else [preset_name(p.strip()) for p in args.presets.split(",")]
+    try:
+        names = PRESETS if args.presets == "all" else [preset_name(p.strip()) for p in args.presets.split(",")]
+    except argparse.ArgumentTypeError as e:
+        raise UsageError(f"--presets: {e}") from None
     targs = TrainAllArgs(presets=",".join(names), minutes=args.minutes, timesteps=args.timesteps, out=args.out,
                          seed=args.seed, final_deals=args.final_deals,
                          final_heuristic_deals=args.final_heuristic_deals, progress=not args.no_progress,
-                         settings=_settings(args.set))
-    train_all(targs)
+                         settings=_settings(args.set), force=args.force)
+    try:
+        train_all(targs)
+    except (RulesError, ValueError) as e:
+        raise UsageError(str(e)) from None
     print(open(f"{args.out}/results.md").read())
     return 0

@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from president_cli.core_commands import UsageError, positive_int, preset_name
+from president_cli.argtypes import MAX_DEALS, MAX_MINUTES, UsageError, float_range, int_range, preset_name, seed_value
 
 MAX_BYTES = 1_000_000
 MIN_DEALS = 2000
@@ -34,10 +34,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                           "interval above zero.")
     p.add_argument("--preset", type=preset_name, required=True)
     p.add_argument("--agent", type=Path, required=True, help="the agent file (*.agent.safetensors)")
-    p.add_argument("--deals", type=positive_int, default=MIN_DEALS, help=f"duplicate deals (at least {MIN_DEALS})")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--deals", type=int_range(1, MAX_DEALS), default=MIN_DEALS,
+                   help=f"duplicate deals (at least {MIN_DEALS})")
+    p.add_argument("--seed", type=seed_value, default=0)
     p.add_argument("--train-command", required=True, help="the exact command that trained the agent")
-    p.add_argument("--train-minutes", type=float, required=True, help="wall-clock minutes of that training")
+    p.add_argument("--train-minutes", type=float_range(0, MAX_MINUTES), required=True,
+                   help="wall-clock minutes of that training")
     p.add_argument("--export-command", default=None,
                    help="the exact command that wrote the agent file from the trained model, when it was not "
                         "the file training wrote (e.g. president export-agent ... --float16)")

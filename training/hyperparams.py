@@ -10,6 +10,9 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from president_env.aec_env import EPISODES, REWARD_SCHEMES
+from training.settings_check import Setting, check_overrides
+
 
 @dataclass(frozen=True)
 class TrainSettings:
@@ -49,6 +52,34 @@ class TrainSettings:
 
 DEFAULTS = TrainSettings()
 
+BIG = 10**12  # an upper bound for counts of steps
+#: What each setting takes (``--set NAME=VALUE`` is checked against it).
+SPECS: dict[str, Setting] = {
+    "n_envs": Setting("int", 1, 4096),
+    "n_steps": Setting("int", 1, 100_000),
+    "batch_size": Setting("int", 1, 1_000_000),
+    "n_epochs": Setting("int", 1, 1000),
+    "learning_rate": Setting("float", 1e-12, 1.0),
+    "gamma": Setting("float", 0.0, 1.0),
+    "gae_lambda": Setting("float", 0.0, 1.0),
+    "clip_range": Setting("float", 1e-6, 10.0),
+    "ent_coef": Setting("float", 0.0, 10.0),
+    "vf_coef": Setting("float", 0.0, 10.0),
+    "net_arch": Setting("ints", 1, 4096),
+    "episode": Setting("str", choices=EPISODES),
+    "start_ranks": Setting("str", choices=("random", None)),
+    "reward": Setting("str", choices=REWARD_SCHEMES),
+    "learner_seats": Setting("int", -11, 12),
+    "pool": Setting("weights", 0.0, 1e6),
+    "imitation_decisions": Setting("int", 0, 100_000_000),
+    "imitation_epochs": Setting("int", 0, 1000),
+    "imitation_teacher": Setting("str"),
+    "snapshot_every": Setting("int", 1, BIG),
+    "max_snapshots": Setting("int", 1, 1000),
+    "eval_every": Setting("int", 1, BIG),
+    "eval_deals": Setting("int", 1, 1_000_000),
+}
+
 # Per-preset differences from the defaults.
 # Rows marked "zoo" are what made that preset's zoo agent (docs/zoo.md): few choices (single_round,
 # asshole, compulsory) learn more against a heuristic-heavy pool than against themselves;
@@ -74,11 +105,8 @@ def learner_seats(s: TrainSettings, players: int) -> int:
 
 
 def settings_for(preset: str, **overrides: Any) -> TrainSettings:
-    """The settings of ``preset`` (its row of :data:`PER_PRESET` over the defaults), with ``overrides``."""
+    """The settings of ``preset`` (its row of :data:`PER_PRESET` over the defaults), with ``overrides``
+    (checked against :data:`SPECS`: a wrong type or range raises ``ValueError`` naming the setting)."""
     changes = dict(PER_PRESET.get(preset, {}))
-    changes.update({k: v for k, v in overrides.items() if v is not None})
-    names = {f.name for f in dataclasses.fields(TrainSettings)}
-    unknown = sorted(set(changes) - names)
-    if unknown:
-        raise ValueError(f"unknown training setting(s) {unknown}; settings are {sorted(names)}")
-    return dataclasses.replace(DEFAULTS, **changes)
+    changes.update(overrides)
+    return dataclasses.replace(DEFAULTS, **check_overrides("training", SPECS, changes))

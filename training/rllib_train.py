@@ -20,6 +20,11 @@ Outputs in ``--out``: ``model.agent.safetensors`` (``ppo:FILE`` plays it; with
 ``checkpoint/`` (RLlib's, for ``--resume``), ``checkpoints/iter_N/`` and
 ``checkpoints/iter_N.agent.safetensors``, ``progress.csv`` (per iteration: decisions,
 seconds, mean episode return), ``args.json`` and ``final.json``.
+
+RLlib stores its checkpoints with pickle: ``resume`` loads one only with ``trust_pickle``
+(``--trust-pickle``). Like ``president train``, a run refuses an ``out`` that holds files
+unless it resumes or is forced (:mod:`training.run_dir`), and Ctrl-C saves a checkpoint and
+the agent file before it stops (:class:`RllibInterrupted`).
 """
 
 from __future__ import annotations
@@ -34,10 +39,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.agent_file import code_version, write_agent_file
+from agents.agent_file import ACTIVATIONS, code_version, write_agent_file
+from president_env.aec_env import EPISODES, REWARD_SCHEMES
 from president_env.core import Rules, preset
 from training.evaluate import Matchup, matchup
 from training.ray_cluster import cluster_cpus, connect
+from training.run_dir import prepare_out
+from training.settings_check import Setting, check_overrides
 
 BASELINES = ("heuristic", "greedy")
 POLICIES = ("shared", "per-seat")
@@ -66,15 +74,31 @@ class RllibSettings:
     reward: str = "points"
 
 
+#: What each setting takes (``--set NAME=VALUE`` is checked against it).
+SPECS: dict[str, Setting] = {
+    "hidden": Setting("ints", 1, 4096),
+    "activation": Setting("str", choices=tuple(ACTIVATIONS)),
+    "lr": Setting("float", 1e-12, 1.0),
+    "gamma": Setting("float", 0.0, 1.0),
+    "lambda_": Setting("float", 0.0, 1.0),
+    "clip_param": Setting("float", 1e-6, 10.0),
+    "entropy_coeff": Setting("float", 0.0, 10.0),
+    "vf_loss_coeff": Setting("float", 0.0, 10.0),
+    "train_batch": Setting("int", 1, 10_000_000),
+    "minibatch": Setting("int", 1, 10_000_000),
+    "epochs": Setting("int", 1, 1000),
+    "envs_per_runner": Setting("int", 1, 4096),
+    "learners": Setting("int", 0, 1024),
+    "episode": Setting("str", choices=EPISODES),
+    "start_ranks": Setting("str", choices=("random", None)),
+    "reward": Setting("str", choices=REWARD_SCHEMES),
+}
+
+
 def rllib_settings(**overrides: Any) -> RllibSettings:
-    """The defaults with ``overrides``; an unknown name raises ``ValueError`` listing the settings."""
-    names = {f.name for f in dataclasses.fields(RllibSettings)}
-    unknown = sorted(set(overrides) - names)
-    if unknown:
-        raise ValueError(f"unknown RLlib setting(s) {unknown}; settings are {sorted(names)}")
-    if "hidden" in overrides:
-        overrides["hidden"] = tuple(int(h) for h in overrides["hidden"])
-    return dataclasses.replace(RllibSettings(), **overrides)
+    """The defaults with ``overrides``, checked against :data:`SPECS` (an unknown name, a wrong type or a value
+    out of range raises ``ValueError`` naming it)."""
+    return dataclasses.replace(RllibSettings(), **check_overrides("RLlib", SPECS, overrides))
 
 
 @dataclass
@@ -93,7 +117,9 @@ class RllibTrainArgs:
     num_cpus: int | None = None         # CPUs of the local Ray instance (default: this machine's, or env_runners)
     policies: str = "shared"            # shared: one policy for every seat; per-seat: one per player
     resume: str | None = None           # an RLlib checkpoint folder of the same run settings
-    checkpoint_every: int = 10          # iterations between checkpoints (0: only the last)
+    trust_pickle: bool = False          # resume loads RLlib's pickled checkpoint only with this
+    force: bool = False                 # write into a non-empty ``out`` that this run does not resume
+    checkpoint_every: int = 10          # iterations between checkpoints (0: only the last, and on Ctrl-C)
     final_deals: int = 1000             # duplicate deals of the final evaluation (0: none)
     progress: bool = True
     threads: int = 1                    # torch threads of the learner
@@ -111,6 +137,15 @@ class RllibTrainArgs:
             parts.append(f"--policies {self.policies}")
         parts += [f"--set {k}={json.dumps(v, separators=(',', ':'))}" for k, v in sorted(self.settings.items())]
         return " ".join(parts)
+
+
+class RllibInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a run, after the algorithm was saved (``checkpoint``) and exported (``agent``)."""
+
+    def __init__(self, checkpoint: Path | None, agent: Path, iteration: int, why: str = "") -> None:
+        saved = f"{checkpoint} and {agent}" if checkpoint else f"{agent} ({why}; resume from an earlier checkpoint)"
+        super().__init__(f"interrupted after iteration {iteration}: saved {saved}")
+        self.checkpoint, self.agent, self.iteration = checkpoint, agent, iteration
 
 
 @dataclass
@@ -218,8 +253,10 @@ def train_rllib(args: RllibTrainArgs) -> RllibTrainResult:
     if args.resume and not (Path(args.resume) / "learner_group").is_dir():
         raise ValueError(f"--resume {args.resume}: not an RLlib checkpoint folder (no learner_group/ in it); "
                          "give the checkpoint/ or checkpoints/iter_N/ folder of a run")
-    out = Path(args.out)
-    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+    if args.resume and not args.trust_pickle:
+        raise ValueError(f"--resume {args.resume}: RLlib stores a checkpoint with pickle, and loading one can run "
+                         "code stored in it; pass --trust-pickle (trust_pickle=True) if you trust where it came from")
+    out = prepare_out(args.out, args.resume, args.force)
     (out / "args.json").write_text(json.dumps({"args": asdict(args), "settings": asdict(s),
                                                "rules": rules.to_dict()}, indent=1, default=str))
     import torch
@@ -251,8 +288,27 @@ def _loop(algo: Any, args: RllibTrainArgs, rules: Rules, s: RllibSettings, mids:
         return {"preset": rules.name, "command": args.command(), "seed": args.seed, "timesteps": decisions,
                 "code_version": code_version(), "backend": "rllib"}
 
+    def checkpoint() -> tuple[Path, Path]:
+        """RLlib's checkpoint of this iteration (to resume) and the agent file beside it (exported first: it needs
+        only the learner, which runs in this process)."""
+        where = out / "checkpoints" / f"iter_{iteration}"
+        agent = _export_all(algo, mids, where, rules, s, made_by())[0]
+        algo.save_to_path(str(where.resolve()))
+        return where, agent
+
     while True:
-        result = algo.train()
+        try:
+            result = algo.train()
+        except KeyboardInterrupt:
+            try:
+                where, agent = checkpoint()
+            except Exception as e:  # noqa: BLE001 - Ctrl-C may have stopped Ray's workers as well
+                agent = out / "checkpoints" / f"iter_{iteration}.agent.safetensors"
+                if not agent.exists():   # nothing saved now: the periodic checkpoints are what is left
+                    raise KeyboardInterrupt from None
+                why = f"RLlib's checkpoint failed: {type(e).__name__}"
+                raise RllibInterrupted(None, agent, iteration, why) from None
+            raise RllibInterrupted(where, agent, iteration) from None
         iteration = int(result.get("training_iteration", iteration + 1))
         decisions = int(_metric(result, "num_env_steps_sampled_lifetime"))
         seconds = round(time.time() - started, 1)
@@ -267,8 +323,7 @@ def _loop(algo: Any, args: RllibTrainArgs, rules: Rules, s: RllibSettings, mids:
         done = (decisions >= args.timesteps or (args.iterations is not None and iteration >= args.iterations)
                 or (args.minutes is not None and time.time() - started > 60 * args.minutes))
         if not done and args.checkpoint_every and iteration % args.checkpoint_every == 0:
-            algo.save_to_path(str((out / "checkpoints" / f"iter_{iteration}").resolve()))
-            _export_all(algo, mids, out / "checkpoints" / f"iter_{iteration}", rules, s, made_by())
+            checkpoint()
         if done:
             break
     checkpoint = Path(algo.save_to_path(str((out / "checkpoint").resolve())))

@@ -18,6 +18,11 @@ SB3 model with the rules in ``president.json``, for ``--resume``; see
 ``checkpoints/step_N.agent.safetensors``, ``eval.csv`` (the learning
 curve: points per hand against each baseline over training), ``final.json``
 (the final evaluation) and ``tb/`` (TensorBoard logs).
+
+A run never writes into a folder that holds files unless it resumes one (``--resume``) or is
+told to (``--force``): :mod:`training.run_dir`. Checkpoints are saved every
+``checkpoint_every`` learner steps and when the run is interrupted (Ctrl-C), each written to a
+temporary file and renamed, so a run stopped at any moment leaves a checkpoint to resume.
 """
 
 from __future__ import annotations
@@ -36,14 +41,17 @@ from stable_baselines3.common.callbacks import BaseCallback
 from agents.agent_file import code_version, sb3_layers, write_agent_file
 from agents.sb3_policy import ModelError, check_rules, read_metadata, save_model
 from president_env.core import Rules, preset
+from president_env.core.jsonio import JSONInputError, loads
 from training.evaluate import Matchup, matchup
 from training.hyperparams import TrainSettings, learner_seats, settings_for
 from training.imitation import collect, pretrain
 from training.opponent_pool import OpponentPool, PolicyAgent
+from training.run_dir import prepare_out
 from training.seat_rollout import SeatRollouts, learn_by_seats
 from training.vec_env import PresidentVecEnv
 
 BASELINES = ("heuristic", "greedy")
+MAX_DATA_BYTES = 64 << 20   # the data member of a checkpoint zip (SB3's JSON), read only up to this size
 CURVE_FIELDS = ("timesteps", "seconds", "opponent", "deals", "learner_points", "opponent_points", "diff",
                 "diff_low", "diff_high")
 
@@ -62,7 +70,8 @@ class TrainArgs:
     eval_deals: int | None = None       # duplicate deals per evaluation during training
     final_deals: int = 1000             # duplicate deals of the final evaluation (0: none)
     final_heuristic_deals: int | None = None  # deals of the final match against the heuristic (default final_deals)
-    checkpoint_every: int = 1_000_000
+    checkpoint_every: int = 1_000_000   # learner steps between checkpoints (and one on Ctrl-C)
+    force: bool = False                 # write into a non-empty ``out`` that this run does not resume
     progress: bool = True
     threads: int = 1                    # torch threads (1 is fastest for small batches on 2 cores)
     settings: dict[str, Any] = field(default_factory=dict)  # overrides of TrainSettings
@@ -95,6 +104,20 @@ def save_both(model: Any, path: Path, rules: Rules, made: dict[str, Any], **extr
     agent_path = write_agent_file(path.with_name(path.name + ".agent.safetensors"), rules,
                                   sb3_layers(model.policy.state_dict()), activation=activation, made_by=made)
     return zip_path, agent_path
+
+
+class TrainingInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a run, after the model was saved as a checkpoint (``checkpoint``, ``agent``)."""
+
+    def __init__(self, checkpoint: Path, agent: Path, timesteps: int) -> None:
+        super().__init__(f"interrupted at {timesteps:,} learner steps: saved {checkpoint} and {agent}")
+        self.checkpoint, self.agent, self.timesteps = checkpoint, agent, timesteps
+
+
+def save_checkpoint(model: Any, out: Path, rules: Rules, args: TrainArgs) -> tuple[Path, Path]:
+    """``checkpoints/step_N.zip`` and its agent file, at the model's step count."""
+    n = int(model.num_timesteps)
+    return save_both(model, out / "checkpoints" / f"step_{n}", rules, made_by(rules, args, n))
 
 
 @dataclass
@@ -139,7 +162,7 @@ class TrainingMonitor(BaseCallback):
             self.evaluate()
             self.next_eval += self.s.eval_every
         if n >= self.next_checkpoint:
-            save_both(self.model, self.out / "checkpoints" / f"step_{n}", self.rules, made_by(self.rules, self.args, n))
+            save_checkpoint(self.model, self.out, self.rules, self.args)
             self.next_checkpoint += self.args.checkpoint_every
         if self.args.minutes is not None and time.time() - self.started > 60 * self.args.minutes:
             return False
@@ -185,9 +208,14 @@ def _unpickled_stand_ins(path: str, venv: PresidentVecEnv, s: TrainSettings) -> 
     }
     try:
         with zipfile.ZipFile(path) as zf:
-            data = json.loads(zf.read("data"))
-    except (zipfile.BadZipFile, KeyError, json.JSONDecodeError) as e:
+            if zf.getinfo("data").file_size > MAX_DATA_BYTES:
+                raise ModelError(f"{path}: its data member is larger than {MAX_DATA_BYTES} bytes: not a checkpoint "
+                                 "of president train")
+            data = loads(zf.read("data"))
+    except (zipfile.BadZipFile, KeyError, JSONInputError) as e:
         raise ModelError(f"{path}: not a readable checkpoint ({e})") from None
+    if not isinstance(data, dict):
+        raise ModelError(f"{path}: not a readable checkpoint (its data is not a JSON object)")
     pickled = sorted(k for k, v in data.items() if isinstance(v, dict) and ":serialized:" in v)
     unknown = [k for k in pickled if k not in stand_ins]
     if unknown:
@@ -214,14 +242,19 @@ def build_model(rules: Rules, s: TrainSettings, venv: PresidentVecEnv, args: Tra
 
 
 def train(args: TrainArgs) -> TrainResult:
-    """Train, save and evaluate one model (see the module docstring)."""
+    """Train, save and evaluate one model (see the module docstring). Ctrl-C saves a checkpoint and raises
+    :class:`TrainingInterrupted` naming it."""
     started = time.time()
     torch.set_num_threads(args.threads)
     rules = preset(args.preset, **({"players": args.players} if args.players else {}))
     s = settings_for(rules.name, **args.settings)
     seats = learner_seats(s, rules.players)  # checked before any work
-    out = Path(args.out)
-    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+    if args.resume and not Path(args.resume).is_file():
+        raise ModelError(f"--resume {args.resume}: no such file (give the model.zip or a checkpoints/step_N.zip "
+                         "of a run)")
+    if not 1 <= args.checkpoint_every:
+        raise ValueError(f"checkpoint_every must be 1 or more learner steps, got {args.checkpoint_every}")
+    out = prepare_out(args.out, args.resume, args.force)
     (out / "args.json").write_text(json.dumps({"args": asdict(args), "settings": asdict(s),
                                                "rules": rules.to_dict()}, indent=1, default=str))
 
@@ -229,26 +262,15 @@ def train(args: TrainArgs) -> TrainResult:
     venv = PresidentVecEnv(s.n_envs, rules, opponents=pool, episode=s.episode, start_ranks=s.start_ranks,
                            reward=s.reward, seed=args.seed)
     model = build_model(rules, s, venv, args, out)
-    if args.resume:
-        pool.add_snapshot(model.policy, f"resumed@{model.num_timesteps}")
-    elif s.imitation_decisions:
-        demos = collect(rules, s.imitation_teacher, s.imitation_decisions, s.gamma, seed=args.seed)
-        stats = pretrain(model.policy, demos, s.imitation_epochs, seed=args.seed)
-        (out / "imitation.json").write_text(json.dumps(stats | {"decisions": len(demos.actions),
-                                                                  "seconds": round(time.time() - started, 1)}))
-        pool.add_snapshot(model.policy, "imitation")
-
-    monitor = TrainingMonitor(rules, pool, s, args, out, started)
-    remaining = max(0, args.timesteps - model.num_timesteps)
-    if remaining and seats > 1:
-        rollouts = SeatRollouts(venv.rules, s.n_envs, pool, seats, s.start_ranks, s.reward, seed=args.seed)
-        learn_by_seats(model, rollouts, remaining, monitor, s.n_envs * s.n_steps, reset_num_timesteps=not args.resume,
-                       progress=args.progress)
-    elif remaining:
-        model.learn(total_timesteps=remaining, callback=monitor, progress_bar=args.progress,
-                    reset_num_timesteps=not args.resume, tb_log_name="ppo")
-    model_path, agent_path = save_both(model, out / "model", rules, made_by(rules, args, int(model.num_timesteps)),
-                                       seconds=round(time.time() - started, 1))
+    try:
+        monitor = _learn(model, rules, s, seats, venv, pool, args, out, started)
+        model_path, agent_path = save_both(model, out / "model", rules,
+                                           made_by(rules, args, int(model.num_timesteps)),
+                                           seconds=round(time.time() - started, 1))
+    except KeyboardInterrupt:
+        checkpoint, agent = save_checkpoint(model, out, rules, args)
+        venv.close()
+        raise TrainingInterrupted(checkpoint, agent, int(model.num_timesteps)) from None
 
     final: list[Matchup] = []
     if args.final_deals:
@@ -261,6 +283,29 @@ def train(args: TrainArgs) -> TrainResult:
     (out / "final.json").write_text(json.dumps(result.to_dict(), indent=1))
     venv.close()
     return result
+
+
+def _learn(model: MaskablePPO, rules: Rules, s: TrainSettings, seats: int, venv: PresidentVecEnv,
+           pool: OpponentPool, args: TrainArgs, out: Path, started: float) -> TrainingMonitor:
+    """The warm start (a new model) and PPO up to ``args.timesteps`` learner steps."""
+    if args.resume:
+        pool.add_snapshot(model.policy, f"resumed@{model.num_timesteps}")
+    elif s.imitation_decisions:
+        demos = collect(rules, s.imitation_teacher, s.imitation_decisions, s.gamma, seed=args.seed)
+        stats = pretrain(model.policy, demos, s.imitation_epochs, seed=args.seed)
+        (out / "imitation.json").write_text(json.dumps(stats | {"decisions": len(demos.actions),
+                                                                  "seconds": round(time.time() - started, 1)}))
+        pool.add_snapshot(model.policy, "imitation")
+    monitor = TrainingMonitor(rules, pool, s, args, out, started)
+    remaining = max(0, args.timesteps - model.num_timesteps)
+    if remaining and seats > 1:
+        rollouts = SeatRollouts(venv.rules, s.n_envs, pool, seats, s.start_ranks, s.reward, seed=args.seed)
+        learn_by_seats(model, rollouts, remaining, monitor, s.n_envs * s.n_steps, reset_num_timesteps=not args.resume,
+                       progress=args.progress)
+    elif remaining:
+        model.learn(total_timesteps=remaining, callback=monitor, progress_bar=args.progress,
+                    reset_num_timesteps=not args.resume, tb_log_name="ppo")
+    return monitor
 
 
 def format_result(result: TrainResult) -> str:

@@ -31,6 +31,7 @@ class TrainAllArgs:
     final_heuristic_deals: int | None = None
     progress: bool = True
     settings: dict = field(default_factory=dict)  # overrides of TrainSettings for every preset
+    force: bool = False             # write over a preset's folder that holds files
 
 
 RESULT_FIELDS = ("preset", "players", "timesteps", "minutes", "opponent", "deals", "learner_points",
@@ -47,7 +48,7 @@ def train_all(args: TrainAllArgs) -> list[dict]:
         result = train(TrainArgs(preset=name, timesteps=args.timesteps, out=str(out / name), seed=args.seed,
                                  minutes=args.minutes, final_deals=args.final_deals,
                                  final_heuristic_deals=args.final_heuristic_deals, progress=args.progress,
-                                 settings=dict(args.settings)))
+                                 settings=dict(args.settings), force=args.force))
         rows += result_rows(name, result)
         write_tables(rows, out)
     plot_curves(list(dict.fromkeys([r["preset"] for r in rows] + names)), out)
