@@ -1,7 +1,9 @@
 """The web page: watch recorded hands and play against agents in a browser (``president serve``).
 
 :func:`create_app` builds the FastAPI app; :mod:`.views` turns game states into JSON,
-:mod:`.games` keeps the sessions people play, :mod:`.watch` reads records files.
+:mod:`.games` keeps the sessions people play, :mod:`.watch` reads records files,
+:mod:`.agents` names the agents a request may play, :mod:`.guard` checks every request
+before the app sees it, and :mod:`.limits` states what the server holds and takes.
 Install with ``pip install -e ".[web]"``.
 """
 

@@ -1,11 +1,19 @@
 """Play: a session between one person and agents, kept in the server.
 
 A :class:`PlaySession` holds one game (a batch of one :class:`State`), the agents in
-the other seats and the records of its finished hands. The agents move as soon as it
-is their turn, so between two requests the game always waits for the person (or is
-over). :class:`GameStore` keeps the sessions by token: a random string that only the
-browser that started the game knows, so a reload finds the game again and another
-browser cannot reach it.
+the other seats and the records of its finished hands (as JSON lines). The agents move
+as soon as it is their turn, within a time budget per request: when it runs out the game
+is ``waiting`` and the next request lets them go on, so between two requests the game
+waits for the person, for its agents, or is over. Each session has its own lock: agents
+thinking in one game never hold up another. Every move of the person carries the number
+of the decision it answers, so a move sent twice is refused, not made twice.
+
+:class:`GameStore` keeps the sessions by token: a random string that only the browser
+that started the game knows, so a reload finds the game again and another browser cannot
+reach it. It holds at most ``max_games``, each client (address) at most
+``games_per_client``: a client's new game replaces its own least recently used one, never
+another client's; when the server is full, only a game idle for ``idle_seconds`` makes
+room, else the new game is refused (503).
 
 Under ``combinations poker`` a play is several engine decisions (a claim, then one pick
 per card; docs/rules.md 45): :meth:`PlaySession.act` with the cards finds the claim
@@ -15,17 +23,19 @@ by decision, so the records keep every one and the log shows the play once, by n
 
 from __future__ import annotations
 
+import contextlib
+import json
 import secrets
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from agents.base import Agent
-from agents.registry import make_agent
 from president_env.core import (
     OVER,
     PLAY,
@@ -46,6 +56,8 @@ from president_env.core.poker import claim_table, play_words, satisfies
 from president_env.core.records import Recorder
 from president_env.core.render import rank_name
 
+from .agents import AgentRefused, AgentShelf
+from .limits import Limits
 from .views import (
     NotFound,
     cards_view,
@@ -62,7 +74,16 @@ MAX_SEED = 2**63 - 1
 
 
 class GameError(ValueError):
-    """A request the game refuses: the message says what was wrong."""
+    """A request the game refuses: the message says what was wrong (400)."""
+
+
+class GameConflict(GameError):
+    """A move that does not fit the game's moment: sent twice, while the agents move, or while another request
+    holds the game (409)."""
+
+
+class ServerFull(GameError):
+    """No room for another live game (503)."""
 
 
 @dataclass(frozen=True)
@@ -87,15 +108,17 @@ class GameSettings:
             overrides["hands_per_session"] = self.hands
         try:
             return preset(self.preset, **overrides)
-        except (RulesError, TypeError) as e:
-            raise GameError(str(e)) from None
+        except (RulesError, TypeError, ValueError, OverflowError) as e:
+            raise GameError(str(e)[:2000]) from None
 
 
 class PlaySession:
-    """One session: the person is player ``human``; agents play the other seats."""
+    """One session: the person is player ``human``; agents (built by ``shelf``) play the other seats."""
 
-    def __init__(self, settings: GameSettings) -> None:
+    def __init__(self, settings: GameSettings, shelf: AgentShelf | None = None, max_hands: int = 100,
+                 agent_seconds: float = 5.0) -> None:
         rules = settings.rules()
+        shelf = shelf or AgentShelf()
         P = rules.players
         if not 0 <= settings.seat < P:
             raise GameError(f"seat must be a player 0..{P - 1}, got {settings.seat}")
@@ -107,13 +130,16 @@ class PlaySession:
         bots: list[Agent] = []
         for spec in specs:
             try:
-                bots.append(make_agent(spec, rules))   # never trust_pickle: a request is data, not code
-            except (ValueError, OSError, KeyError) as e:
-                raise GameError(f"agent {spec!r}: {e}") from None
+                bots.append(shelf.build(spec, rules))   # by name only: never a path, never a pickle
+            except AgentRefused as e:
+                raise GameError(str(e)) from None
         seed = settings.seed if settings.seed is not None else int(np.random.SeedSequence().entropy % 1_000_000)
         if not 0 <= seed <= MAX_SEED:
             raise GameError(f"seed must be 0..{MAX_SEED}, got {seed}")
         self.rules, self.human, self.seed = rules, settings.seat, seed
+        self.max_hands = max_hands
+        self.stopped = False         # the session reached max_hands before its own end
+        self.lock = threading.Lock()
         others = iter(specs)
         self.agents = ["you" if p == self.human else next(others) for p in range(P)]
         bot_iter = iter(bots)
@@ -121,17 +147,24 @@ class PlaySession:
         self.rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(P)]
         self.state = init(rules, keys=make_keys(1, seed), start_ranks="random" if settings.random_ranks else None)
         self.recorder = Recorder(rules, self.state, agents=self.agents)
-        self.records: list[dict[str, Any]] = []
+        self.records: list[str] = []     # the finished hands' records, one JSON line each
         self.log: list[str] = [f"{rules.name}, {P} players, seed {seed}. You are player {self.human}."]
         self.top: list[str] | None = None
         self.decisions = 0
         self._hand_start()
-        self._advance()
+        self.advance(agent_seconds)
 
     # ------------------------------------------------------------------ reading
     @property
     def over(self) -> bool:
-        return int(self.state.phase[0]) == OVER
+        return self.stopped or int(self.state.phase[0]) == OVER
+
+    @property
+    def waiting(self) -> bool:
+        """Agents (or a forced move of the person) are still to move: the next request lets them."""
+        if self.over:
+            return False
+        return int(current_player(self.state)[0]) != self.human or int(self.state.legal[0].sum()) == 1
 
     def who(self, p: int) -> str:
         return "you" if p == self.human else f"p{p} {self.agents[p]}"
@@ -139,11 +172,13 @@ class PlaySession:
     def view(self, log_tail: int = 400) -> dict[str, Any]:
         """What the person's page shows: the table from their seat, their cards and legal moves, the log."""
         st = self.state
-        mine = not self.over and int(current_player(st)[0]) == self.human
+        mine = not self.over and not self.waiting
         seat = seat_of(st, self.human)
         return {
             "you": self.human,
             "seed": self.seed,
+            "decision": self.decisions,
+            "waiting": self.waiting,
             "table": table_view(self.rules, st, self.human, self.agents, top_cards=self.top),
             "hand": cards_view(self.rules, st.hands[0, seat]),
             "your_turn": mine,
@@ -157,15 +192,26 @@ class PlaySession:
 
     # ------------------------------------------------------------------ acting
     def act(self, action: int | None = None, cards: Sequence[str] | None = None,
-            claim: int | str | None = None) -> None:
-        """The person's decision, by action id or by the cards it moves; then the agents play on.
+            claim: int | str | None = None, decision: int | None = None, agent_seconds: float = 5.0) -> None:
+        """The person's decision, by action id or by the cards it moves; then the agents play on (for at most
+        ``agent_seconds``).
 
-        In a poker play the cards make a claim and its picks (:meth:`poker_plays`): ``claim`` (an
-        id or words, 'full house of sevens') names the claim when the cards make several, else the
-        strongest legal one is made. Out of turn, an illegal id, or cards that make no legal move
-        raise :class:`GameError` and change nothing."""
+        ``decision`` is the number of the decision the move answers (the view's ``decision``): another number
+        (a move sent twice, a page out of date) raises :class:`GameConflict`. In a poker play the cards make a
+        claim and its picks (:meth:`poker_plays`): ``claim`` (an id or words, 'full house of sevens') names
+        the claim when the cards make several, else the strongest legal one is made. Out of turn, an illegal
+        id, or cards that make no legal move raise :class:`GameError` and change nothing."""
         if self.over:
             raise GameError("the session is over: start a new game")
+        if self.waiting:
+            raise GameConflict("the agents are still to move: fetch the game (GET /api/game) and move on your turn")
+        if decision != self.decisions:
+            raise GameConflict(f"this move answers decision {decision}, but the game is at decision {self.decisions}"
+                               ": it was sent twice, or the page is out of date (reload it)")
+        self._act(action, cards, claim)
+        self.advance(agent_seconds)
+
+    def _act(self, action: int | None, cards: Sequence[str] | None, claim: int | str | None) -> None:
         st = self.state
         actor = int(current_player(st)[0])
         if actor != self.human:  # cannot happen between requests; kept as a guard
@@ -180,7 +226,6 @@ class PlaySession:
             self.decisions += 1
             for a in steps:
                 self._apply(actor, a)
-            self._advance()
             return
         if claim is not None:
             raise GameError("a claim is made only in a play of poker combinations")
@@ -201,7 +246,6 @@ class PlaySession:
                             + ", ".join(f"{m['id']} {m['words']}" for m in moves))
         self.decisions += 1
         self._apply(actor, action)
-        self._advance()
 
     # ------------------------------------------------------------------ poker plays
     def poker_play_now(self) -> bool:
@@ -317,8 +361,11 @@ class PlaySession:
                 raise GameError(f"you do not hold {name}" + (" that often" if name in held else ""))
         return sorted(kind_of[n] for n in cards)
 
-    def _advance(self) -> None:
-        """Let the agents move (and make the person's forced moves) until the person decides or the end."""
+    def advance(self, seconds: float) -> None:
+        """Let the agents move (and make the person's forced moves) until the person decides, the end, or
+        ``seconds`` have passed after at least one agent move (then the game is :attr:`waiting`)."""
+        deadline = time.monotonic() + seconds
+        moved = False
         while not self.over:
             st = self.state
             actor = int(current_player(st)[0])
@@ -328,11 +375,17 @@ class PlaySession:
                     return
                 self._apply(actor, int(legal[0]), note=" (your only move)")
                 continue
+            if moved and time.monotonic() > deadline:
+                return
             obs = observe(self.rules, st, actor)
-            a = int(self.bots[actor].act(obs, st.legal, self.rngs[actor])[0])
-            if not st.legal[0, a]:
-                raise RuntimeError(f"agent {self.agents[actor]} chose the illegal action {a}")
+            try:
+                a = int(self.bots[actor].act(obs, st.legal, self.rngs[actor])[0])
+            except ValueError as e:   # an agent that cannot choose (a broken network): the game stays as it is
+                raise GameError(f"{self.who(actor)} cannot move: {e}; start a new game with another agent") from None
+            if not 0 <= a < st.legal.shape[1] or not st.legal[0, a]:
+                raise GameError(f"{self.who(actor)} chose the illegal action {a}; start a new game with another agent")
             self._apply(actor, a)
+            moved = True
 
     def _apply(self, actor: int, action: int, note: str = "") -> None:
         rules, st = self.rules, self.state
@@ -377,11 +430,14 @@ class PlaySession:
 
     def _hand_over(self, rec: dict[str, Any]) -> None:
         st, P = self.state, self.rules.players
-        self.records.append(rec)
+        self.records.append(json.dumps(rec, ensure_ascii=False, separators=(",", ":")))
         self.top = None
         self.log.append(f"hand {rec['hand'] + 1} over: " + ", ".join(
             f"{i + 1}. {self.who(p)} ({rank_name(i, P)}) {rec['points'][p]:+d}"
             for i, p in enumerate(rec["finish_order"])))
+        if len(self.records) >= self.max_hands and int(st.phase[0]) != OVER:
+            self.stopped = True
+            self.log.append(f"the session stops here: this server plays at most {self.max_hands} hands a session")
         if self.over:
             self.log.append("session over. points: " + ", ".join(
                 f"{self.who(p)} {int(st.points[0, p])}" for p in range(P)))
@@ -408,29 +464,76 @@ class PlaySession:
                             + (f" ({' '.join(g['cards'])})" if show else "") + f" to {self.who(g['to'])}")
 
 
+@dataclass
+class _Live:
+    game: PlaySession
+    client: str
+    used: float
+
+
 class GameStore:
-    """The sessions of this server by token (at most ``limit``; the oldest go first)."""
+    """The sessions of this server by token, within :class:`~president_web.limits.Limits` (see the module doc)."""
 
-    def __init__(self, limit: int = 64) -> None:
-        self.limit = limit
-        self._games: OrderedDict[str, PlaySession] = OrderedDict()
-        self.lock = threading.Lock()
+    def __init__(self, limits: Limits | None = None, shelf: AgentShelf | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.limits = limits or Limits()
+        self.shelf = shelf or AgentShelf()
+        self.clock = clock
+        self._games: OrderedDict[str, _Live] = OrderedDict()   # least recently used first
+        self.lock = threading.Lock()                             # the table of games only: never held while playing
 
-    def new(self, settings: GameSettings) -> tuple[str, PlaySession]:
-        game = PlaySession(settings)
+    def __len__(self) -> int:
+        return len(self._games)
+
+    def new(self, settings: GameSettings, client: str = "") -> tuple[str, PlaySession]:
+        """Start a session for ``client``; :class:`ServerFull` when there is no room (checked before and after
+        the agents' first moves)."""
+        with self.lock:
+            self._make_room(client, dry_run=True)
+        game = PlaySession(settings, self.shelf, self.limits.max_hands, self.limits.agent_seconds)
         token = secrets.token_urlsafe(24)
         with self.lock:
-            self._games[token] = game
-            while len(self._games) > self.limit:
-                self._games.popitem(last=False)
+            self._make_room(client)
+            self._games[token] = _Live(game, client, self.clock())
         return token, game
+
+    def _make_room(self, client: str, dry_run: bool = False) -> None:
+        lim = self.limits
+        mine = [t for t, g in self._games.items() if g.client == client]
+        if len(mine) >= lim.games_per_client:
+            if not dry_run:
+                del self._games[mine[0]]                 # the client's own least recently used game
+            return
+        if len(self._games) < lim.max_games:
+            return
+        now = self.clock()
+        idle = next((t for t, g in self._games.items() if now - g.used > lim.idle_seconds), None)
+        if idle is None:
+            raise ServerFull(f"the server holds {lim.max_games} live games, its limit, and none has been idle for "
+                             f"{lim.idle_seconds / 60:g} minutes; try again later")
+        if not dry_run:
+            del self._games[idle]
 
     def get(self, token: str | None) -> PlaySession:
         """The game of ``token``; :class:`NotFound` when there is none."""
         if not token:
             raise NotFound("no game token: start a game first")
         with self.lock:
-            game = self._games.get(token)
-        if game is None:
-            raise NotFound("no game with this token (it may have ended with a restart of the server)")
-        return game
+            live = self._games.get(token)
+            if live is not None:
+                live.used = self.clock()
+                self._games.move_to_end(token)
+        if live is None:
+            raise NotFound("no game with this token (it may have ended with a restart of the server, or made room "
+                           "for a newer game of yours)")
+        return live.game
+
+    @contextlib.contextmanager
+    def using(self, game: PlaySession) -> Iterator[PlaySession]:
+        """Hold ``game``'s own lock for a request (:class:`GameConflict` if another request keeps it too long)."""
+        if not game.lock.acquire(timeout=self.limits.lock_seconds):
+            raise GameConflict("another request is using this game; try again")
+        try:
+            yield game
+        finally:
+            game.lock.release()

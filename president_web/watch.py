@@ -5,66 +5,101 @@ every record is checked (its fields; its play when a hand is opened, by replayin
 so a corrupt file is refused with the line and the reason, never half read. A hand
 becomes frames: the table at the start of the hand, then after every decision, as an
 onlooker sees it (every hand) or as one player sees it.
+
+A :class:`RecordSet` keeps its file's lines as bytes (parsed records take about seven times
+the memory of their text) and parses a hand when it is opened. :class:`RecordStore` holds the
+sets within a byte budget (:class:`~president_web.limits.Limits`): each client's uploads
+within its share, all of them within the total; a client's least recently used upload goes
+to make room for its next one, and an upload idle for an hour makes room for anyone's.
 """
 
 from __future__ import annotations
 
+import json
 import secrets
+import sys
 import threading
+import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from president_env.core import PLAY
+from president_env.core.jsonio import loads
 from president_env.core.records import RecordError, ReplayError, iter_record_lines, replay_steps, rules_of
 from president_env.core.render import rank_name
 
+from .limits import Limits
 from .views import NotFound, decision_words, next_top, poker_quiet, poker_step_words, table_view
 
-MAX_RECORDS_BYTES = 64 * 1024 * 1024
+MAX_RECORDS_BYTES = 64 * 1024 * 1024   # a records file given on the command line
+MAX_NAME = 200                         # characters of an upload's name
 
 
 class RecordsError(ValueError):
     """A records file (or a request for one of its hands) that cannot be used: the message says why."""
 
 
+class UploadsFull(RecordsError):
+    """The server holds its budget of uploads (413)."""
+
+
 @dataclass
 class RecordSet:
-    """The records of one file, checked field by field."""
+    """The records of one file, checked field by field, kept as their lines."""
 
     name: str
-    records: list[dict[str, Any]]
+    lines: list[bytes]
+    _summaries: bytes          # the page's list of hands, as JSON
 
     @classmethod
-    def parse(cls, name: str, text: str) -> RecordSet:
-        """Parse JSON-lines text; raise :class:`RecordsError` naming the first bad line."""
-        if len(text.encode("utf-8", errors="replace")) > MAX_RECORDS_BYTES:
+    def parse(cls, name: str, text: str | bytes) -> RecordSet:
+        """Parse JSON-lines text (or UTF-8 bytes); raise :class:`RecordsError` naming the first bad line."""
+        data = text.encode("utf-8") if isinstance(text, str) else text
+        if len(data) > MAX_RECORDS_BYTES:
             raise RecordsError(f"{name}: larger than {MAX_RECORDS_BYTES // 2**20} MB")
-        records = []
+        raw = data.split(b"\n")
+        lines, summaries = [], []
         try:
-            for n, rec in iter_record_lines(text.splitlines(), name):
+            for n, rec in iter_record_lines(raw, name):
                 try:
                     rules_of(rec)
                 except ReplayError as e:
                     raise RecordsError(f"{name}:{n}: {e}") from None
-                records.append(rec)
+                summaries.append({"index": len(lines), "preset": rec["preset"], "session": rec["session"],
+                                  "hand": rec["hand"], "players": len(rec["agents"]), "agents": rec["agents"],
+                                  "decisions": len(rec["decisions"]), "points": rec["points"]})
+                lines.append(raw[n - 1].rstrip(b"\r"))
         except RecordError as e:
             raise RecordsError(str(e)) from None
-        if not records:
+        if not lines:
             raise RecordsError(f"{name}: no records in it (a records file holds one JSON record a line)")
-        return cls(name, records)
+        return cls(name, lines, json.dumps(summaries, separators=(",", ":")).encode())
+
+    @property
+    def nbytes(self) -> int:
+        """About the memory the set takes: its lines and its list of hands."""
+        return sum(len(line) + sys.getsizeof(b"") for line in self.lines) + len(self._summaries)
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        """Every record, parsed (for a whole file at once; the page opens one hand at a time)."""
+        return [self.record(i) for i in range(len(self.lines))]
+
+    def record(self, index: int) -> dict[str, Any]:
+        """Record ``index``, parsed from its line (checked when the set was made)."""
+        return loads(self.lines[index])
 
     def summaries(self) -> list[dict[str, Any]]:
         """One line per hand for the page's list."""
-        return [{"index": i, "preset": r["preset"], "session": r["session"], "hand": r["hand"],
-                 "players": len(r["agents"]), "agents": r["agents"], "decisions": len(r["decisions"]),
-                 "points": r["points"]} for i, r in enumerate(self.records)]
+        return json.loads(self._summaries)
 
     def frames(self, index: int, viewer: int | None = None) -> dict[str, Any]:
         """Hand ``index`` as frames (replayed and checked); ``viewer`` a player number or None for all hands."""
-        if not 0 <= index < len(self.records):
-            raise RecordsError(f"{self.name} has hands 0..{len(self.records) - 1}, not {index}")
-        rec = self.records[index]
+        if not 0 <= index < len(self.lines):
+            raise RecordsError(f"{self.name} has hands 0..{len(self.lines) - 1}, not {index}")
+        rec = self.record(index)
         P = len(rec["agents"])
         if viewer is not None and not 0 <= viewer < P:
             raise RecordsError(f"viewer must be a player 0..{P - 1} (or all), got {viewer}")
@@ -109,38 +144,69 @@ class RecordSet:
         return {"summary": self.summaries()[index], "viewer": viewer, "frames": frames}
 
 
-class RecordStore:
-    """Record sets by id: ``"cli"`` for the file given on the command line, random ids for uploads."""
+@dataclass
+class _Held:
+    records: RecordSet
+    client: str | None      # None: the command line's set, listed for everyone and never dropped
+    used: float
 
-    def __init__(self, limit: int = 32) -> None:
-        self.limit = limit
-        self._sets: OrderedDict[str, RecordSet] = OrderedDict()
-        self._public: set[str] = set()
+
+class RecordStore:
+    """Record sets by id: ``"cli"`` for the file given on the command line, random ids for uploads (see the
+    module doc for the byte budget)."""
+
+    def __init__(self, limits: Limits | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limits = limits or Limits()
+        self.clock = clock
+        self._sets: OrderedDict[str, _Held] = OrderedDict()   # least recently used first
         self.lock = threading.Lock()
 
-    def add(self, records: RecordSet, set_id: str | None = None) -> str:
+    def add(self, records: RecordSet, set_id: str | None = None, client: str | None = None) -> str:
         """Keep ``records``; with ``set_id`` it is listed for every visitor, else it gets a random id that
-        only the uploader learns."""
+        only the uploader (``client``) learns. :class:`UploadsFull` when the budget has no room for it."""
         with self.lock:
             if set_id is not None:
-                self._public.add(set_id)
-            else:
-                set_id = secrets.token_urlsafe(12)
-            self._sets[set_id] = records
-            while len(self._sets) > self.limit:
-                old, _ = self._sets.popitem(last=False)
-                self._public.discard(old)
+                self._sets[set_id] = _Held(records, None, self.clock())
+                return set_id
+            self._make_room(records.nbytes, client or "")
+            set_id = secrets.token_urlsafe(12)
+            self._sets[set_id] = _Held(records, client or "", self.clock())
         return set_id
+
+    def held_bytes(self, client: str | None = None) -> int:
+        """Bytes of the uploads held (of one client's, if named)."""
+        return sum(h.records.nbytes for h in self._sets.values()
+                   if h.client is not None and (client is None or h.client == client))
+
+    def _make_room(self, size: int, client: str) -> None:
+        lim = self.limits
+        if size > lim.uploads_per_client_bytes:
+            raise UploadsFull(f"this records file takes {size:,} bytes held; a client's uploads may take "
+                              f"{lim.uploads_per_client_bytes:,}")
+        mine = [k for k, h in self._sets.items() if h.client == client]
+        while mine and self.held_bytes(client) + size > lim.uploads_per_client_bytes:
+            del self._sets[mine.pop(0)]              # the client's least recently used upload
+        now = self.clock()
+        while self.held_bytes() + size > lim.uploads_bytes:
+            idle = next((k for k, h in self._sets.items() if h.client is not None
+                         and now - h.used > lim.idle_seconds), None)
+            if idle is None:
+                raise UploadsFull(f"the server holds {lim.uploads_bytes // 2**20} MiB of uploads, its budget; try "
+                                  "again later (an upload unused for an hour makes room)")
+            del self._sets[idle]
 
     def get(self, set_id: str) -> RecordSet:
         with self.lock:
             found = self._sets.get(set_id)
+            if found is not None:
+                found.used = self.clock()
+                self._sets.move_to_end(set_id)
         if found is None:
-            raise NotFound(f"no records file {set_id!r} on this server (upload it again)")
-        return found
+            raise NotFound(f"no records file {set_id[:40]!r} on this server (upload it again)")
+        return found.records
 
     def listing(self) -> list[dict[str, Any]]:
         """The sets every visitor may open (the command line's)."""
         with self.lock:
-            return [{"id": k, "name": v.name, "hands": len(v.records)} for k, v in self._sets.items()
-                    if k in self._public]
+            return [{"id": k, "name": h.records.name, "hands": len(h.records.lines)} for k, h in self._sets.items()
+                    if h.client is None]

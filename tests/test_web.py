@@ -21,7 +21,15 @@ from president_cli.main import main as cli_main  # noqa: E402
 from president_env.core import claim_id, pick_id, preset  # noqa: E402
 from president_env.core.records import read_records, replay, write_records  # noqa: E402
 from president_web import create_app  # noqa: E402
+from president_web.limits import Limits  # noqa: E402
 from president_web.watch import RecordSet  # noqa: E402
+
+BASE = "http://127.0.0.1:8000"      # a Host the server answers to
+NDJSON = {"Content-Type": "application/x-ndjson"}
+
+
+def _client(app, **kw) -> TestClient:
+    return TestClient(app, base_url=BASE, **kw)
 
 
 def _records_text(tmp_path, preset_name: str = "president", games: int = 2, seed: int = 5) -> str:
@@ -33,7 +41,7 @@ def _records_text(tmp_path, preset_name: str = "president", games: int = 2, seed
 
 @pytest.fixture
 def client() -> TestClient:
-    return TestClient(create_app())
+    return _client(create_app())
 
 
 def _start(client: TestClient, **body) -> tuple[str, dict]:
@@ -50,7 +58,7 @@ def _play_out(client: TestClient, token: str, view: dict, rng: np.random.Generat
         assert view["your_turn"]
         move = view["legal"][int(rng.integers(len(view["legal"])))]
         body = {"cards": move["cards"]} if (by_cards and move["id"] != 0) else {"action": move["id"]}
-        r = client.post("/api/game/action", json=body, headers={"X-Game-Token": token})
+        r = client.post("/api/game/action", json=body | {"decision": view["decision"]}, headers={"X-Game-Token": token})
         assert r.status_code == 200, r.text
         view = r.json()
         steps += 1
@@ -149,12 +157,12 @@ def test_a_reload_finds_the_game_and_another_token_does_not(client):
     for headers in ({"X-Game-Token": token[:-2] + "xx"}, {}):
         r = client.get("/api/game", headers=headers)
         assert r.status_code == 404 and "token" in r.json()["error"]
-        r = client.post("/api/game/action", json={"action": 0}, headers=headers)
+        r = client.post("/api/game/action", json={"action": 0, "decision": 0}, headers=headers)
         assert r.status_code == 404
 
 
 def _assert_refused(client, token, view, body, *words):
-    r = client.post("/api/game/action", json=body, headers={"X-Game-Token": token})
+    r = client.post("/api/game/action", json={"decision": view["decision"], **body}, headers={"X-Game-Token": token})
     assert r.status_code == 400, r.text
     msg = r.json()["error"]
     for w in words:
@@ -181,8 +189,10 @@ def test_illegal_moves_are_refused_and_change_nothing(client):
     _assert_refused(client, token, view, {"cards": [a, b]}, "no legal play", a)
     _assert_refused(client, token, view, {"action": 0, "cards": [a]}, "either")
     _assert_refused(client, token, view, {}, "either")
-    r = client.post("/api/game/action", json={"action": 0, "extra": 1}, headers={"X-Game-Token": token})
+    r = client.post("/api/game/action", json={"action": 0, "extra": 1, "decision": 0}, headers={"X-Game-Token": token})
     assert r.status_code == 400 and "extra" in r.json()["error"]
+    r = client.post("/api/game/action", json={"action": 0}, headers={"X-Game-Token": token})
+    assert r.status_code == 400 and "decision" in r.json()["error"]
 
 
 @pytest.mark.parametrize("body, words", [
@@ -206,25 +216,35 @@ def test_bad_game_requests_are_refused_by_name(client, body, words):
         assert w in r.json()["error"], r.json()["error"]
 
 
-def test_a_pickled_model_is_never_loaded_from_a_request(client, tmp_path):
-    # an SB3 zip loads only with trust_pickle, which no request can set (tests/test_agent_file.py proves a
-    # crafted payload does not run when the zip is refused)
+def test_a_pickled_model_is_never_loaded_from_a_request(tmp_path):
+    # an SB3 zip is never read for a request: not by a path, and not from the agent folders (only agent files
+    # are listed there; tests/test_agent_file.py proves a crafted payload does not run when the zip is refused)
     bad = tmp_path / "model.zip"
     with zipfile.ZipFile(bad, "w") as z:
         z.writestr("data", json.dumps({"policy_class": {":serialized:": "payload"}}))
-    r = client.post("/api/game", json={"opponents": [f"ppo:{bad}"]})
-    assert r.status_code == 400 and "pickle" in r.json()["error"]
-    r = client.post("/api/game", json={"opponents": [f"ppo:{tmp_path / 'nothing.agent.safetensors'}"]})
-    assert r.status_code == 400
+    c = _client(create_app(agents_dirs=[str(tmp_path)]))
+    assert c.get("/api/meta").json()["files"] == []
+    for spec in (f"ppo:{bad}", "ppo:model", "ppo:model.zip"):
+        r = c.post("/api/game", json={"opponents": [spec]})
+        msg = r.json()["error"]
+        assert r.status_code == 400 and "by name" in msg and str(tmp_path) not in msg.replace(spec, "")
 
 
-def test_an_agent_file_plays_from_a_path(client):
+def test_an_agent_file_plays_by_name_from_the_agent_folders(tmp_path):
+    import shutil
+
     from agents.zoo import zoo_path
 
-    token, view = _start(client, preset="president", seed=1, hands=1,
-                         opponents=[f"ppo:{zoo_path('president')}", "zoo:president", "heuristic"])
-    assert [s["agent"] for s in sorted(view["table"]["seats"], key=lambda s: s["player"])][1].startswith("ppo:")
-    _play_out(client, token, view, np.random.default_rng(3))
+    shutil.copyfile(zoo_path("president"), tmp_path / "mine.agent.safetensors")
+    c = _client(create_app(agents_dirs=[str(tmp_path)]))
+    assert c.get("/api/meta").json()["files"] == ["ppo:mine"]
+    token, view = _start(c, preset="president", seed=1, hands=1,
+                         opponents=["ppo:mine", "zoo:president", "ppo-sample:mine"])
+    assert [s["agent"] for s in sorted(view["table"]["seats"], key=lambda s: s["player"])][1] == "ppo:mine"
+    _play_out(c, token, view, np.random.default_rng(3))
+    r = c.post("/api/game", json={"preset": "daifugo", "opponents": ["ppo:mine"]})   # made for other rules
+    assert r.status_code == 400 and "ppo:mine was made for other rules" in r.json()["error"]
+    assert str(tmp_path) not in r.json()["error"]
 
 
 @pytest.mark.parametrize("name", ["merchants", "expose_hands", "daifugo", "double_deck"])
@@ -236,7 +256,7 @@ def test_every_kind_of_decision_can_be_played(client, name):
         seen.add(view["table"]["prompt"])
         move = view["legal"][int(rng.integers(len(view["legal"])))]
         body = {"cards": move["cards"]} if move["id"] else {"action": 0}
-        r = client.post("/api/game/action", json=body, headers={"X-Game-Token": token})
+        r = client.post("/api/game/action", json=body | {"decision": view["decision"]}, headers={"X-Game-Token": token})
         assert r.status_code == 200, r.text
         view = r.json()
     assert "play" in seen
@@ -248,11 +268,13 @@ def test_every_kind_of_decision_can_be_played(client, name):
         replay(json.loads(rec))
 
 
-def test_the_store_forgets_the_oldest_game_past_its_limit():
-    c = TestClient(create_app(max_games=2))
-    tokens = [_start(c, seed=i)[0] for i in range(3)]
-    assert c.get("/api/game", headers={"X-Game-Token": tokens[0]}).status_code == 404
-    assert c.get("/api/game", headers={"X-Game-Token": tokens[2]}).status_code == 200
+def test_a_client_past_its_limit_loses_its_own_least_recently_used_game():
+    c = _client(create_app(limits=Limits(max_games=4, games_per_client=2)))
+    tokens = [_start(c, seed=i)[0] for i in range(2)]
+    assert c.get("/api/game", headers={"X-Game-Token": tokens[0]}).status_code == 200   # the first is used again
+    tokens.append(_start(c, seed=2)[0])
+    assert c.get("/api/game", headers={"X-Game-Token": tokens[1]}).status_code == 404
+    assert all(c.get("/api/game", headers={"X-Game-Token": t}).status_code == 200 for t in (tokens[0], tokens[2]))
 
 
 # --------------------------------------------------------------------------- poker combinations
@@ -262,7 +284,8 @@ REVOLUTION = {"four_of_a_kind": "revolution"}
 
 
 def _act(client: TestClient, token: str, body: dict) -> dict:
-    r = client.post("/api/game/action", json=body, headers={"X-Game-Token": token})
+    decision = client.get("/api/game", headers={"X-Game-Token": token}).json()["decision"]
+    r = client.post("/api/game/action", json={"decision": decision, **body}, headers={"X-Game-Token": token})
     assert r.status_code == 200, r.text
     return r.json()
 
@@ -404,7 +427,7 @@ def test_poker_give_backs_name_a_card(client):
 def test_a_records_file_from_the_command_line_is_listed_and_steps_through(tmp_path):
     text = _records_text(tmp_path)
     records = RecordSet.parse("sim.jsonl", text)
-    c = TestClient(create_app(records))
+    c = _client(create_app(records))
     sets = c.get("/api/records").json()["sets"]
     assert sets == [{"id": "cli", "name": "sim.jsonl", "hands": len(records.records)}]
     hands = c.get("/api/records/cli").json()["hands"]
@@ -429,7 +452,7 @@ def test_a_records_file_from_the_command_line_is_listed_and_steps_through(tmp_pa
 
 def test_one_players_view_hides_the_other_hands(tmp_path):
     records = RecordSet.parse("sim.jsonl", _records_text(tmp_path))
-    c = TestClient(create_app(records))
+    c = _client(create_app(records))
     frames = c.get("/api/records/cli/1?viewer=2").json()["frames"]
     for frame in frames:
         for s in frame["table"]["seats"]:
@@ -441,9 +464,9 @@ def test_one_players_view_hides_the_other_hands(tmp_path):
 
 
 def test_an_upload_is_private_to_the_uploader_and_opens(tmp_path):
-    c = TestClient(create_app())
+    c = _client(create_app())
     text = _records_text(tmp_path, "daifugo", games=1)
-    r = c.post("/api/records?name=mine.jsonl", content=text.encode())
+    r = c.post("/api/records?name=mine.jsonl", content=text.encode(), headers=NDJSON)
     assert r.status_code == 200
     data = r.json()
     assert data["name"] == "mine.jsonl" and len(data["hands"]) >= 1
@@ -460,8 +483,8 @@ def test_an_upload_is_private_to_the_uploader_and_opens(tmp_path):
      ["bad.jsonl:1:", "players"]),
 ])
 def test_corrupt_uploads_are_refused_with_the_reason(tmp_path, mutate, status, words):
-    c = TestClient(create_app())
-    r = c.post("/api/records?name=bad.jsonl", content=mutate(_records_text(tmp_path, games=1)))
+    c = _client(create_app())
+    r = c.post("/api/records?name=bad.jsonl", content=mutate(_records_text(tmp_path, games=1)), headers=NDJSON)
     assert r.status_code == status, r.text
     for w in words:
         assert w in r.json()["error"], r.json()["error"]
@@ -474,15 +497,15 @@ def test_a_record_that_does_not_replay_is_refused_when_opened(tmp_path):
     d["action"] = next(a for a in range(80) if a not in d["legal"])
     path = tmp_path / "bad.jsonl"
     write_records(path, [bad])
-    c = TestClient(create_app())
-    r = c.post("/api/records?name=bad.jsonl", content=path.read_bytes())
+    c = _client(create_app())
+    r = c.post("/api/records?name=bad.jsonl", content=path.read_bytes(), headers=NDJSON)
     assert r.status_code == 200  # the fields are well formed; the play is checked when the hand is opened
     r = c.get(f"/api/records/{r.json()['id']}/0")
     assert r.status_code == 400 and "does not replay" in r.json()["error"] and "not legal" in r.json()["error"]
 
 
 def test_bad_watch_requests_are_refused(tmp_path):
-    c = TestClient(create_app(RecordSet.parse("sim.jsonl", _records_text(tmp_path, games=1))))
+    c = _client(create_app(RecordSet.parse("sim.jsonl", _records_text(tmp_path, games=1))))
     n = len(c.get("/api/records/cli").json()["hands"])
     for path, status, word in [
         ("/api/records/nope", 404, "no records file"),
@@ -514,6 +537,9 @@ def test_serve_refuses_a_corrupt_records_file_and_a_bad_port(tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         cli_main(["serve", "--port", "70000"])
     assert e.value.code == 2 and "--port" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        cli_main(["serve", "--host", "0.0.0.0"])
+    assert e.value.code == 2 and "--allowed-host" in capsys.readouterr().err
 
 
 def test_watch_parses_a_file_as_read_records_does(tmp_path):

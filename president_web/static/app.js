@@ -167,7 +167,8 @@ function moveTo(step) {
 
 async function uploadRecords(file) {
   const text = await file.text();
-  const data = await api(`/api/records?name=${encodeURIComponent(file.name)}`, { method: "POST", body: text });
+  const data = await api(`/api/records?name=${encodeURIComponent(file.name)}`,
+                         { method: "POST", body: text, headers: { "Content-Type": "application/x-ndjson" } });
   const select = $("record-set");
   select.appendChild(el("option", { value: data.id, text: `${data.name} (${data.hands.length} hands)` }));
   select.value = data.id;
@@ -179,11 +180,11 @@ async function uploadRecords(file) {
 // wantClaim: the claim chosen from the list of legal claims, preferred when the selection makes it.
 const play = { view: null, selected: [], preview: null, wantClaim: null };
 
+// The server plays agents by name only: the scripted ones, the zoo's, and the agent files of its --agents-dir.
 function agentChoices(presetName) {
   const choices = meta.agents.slice();
   if (meta.zoo.includes(presetName)) choices.push(`zoo:${presetName}`);
-  choices.push("file");
-  return choices;
+  return choices.concat(meta.files || []);
 }
 
 function drawOpponentChoices() {
@@ -197,28 +198,16 @@ function drawOpponentChoices() {
   for (let p = 0; p < players; p++) {
     if (p === seat) continue;
     const select = el("select", { "data-player": String(p), class: "opponent" });
-    for (const c of agentChoices(presetName)) select.appendChild(el("option", { value: c, text: c === "file" ? "agent file…" : c }));
+    for (const c of agentChoices(presetName)) select.appendChild(el("option", { value: c, text: c }));
     select.value = old[p] && agentChoices(presetName).includes(old[p]) ? old[p] : "heuristic";
-    const path = el("input", { type: "text", placeholder: "path/to/NAME.agent.safetensors", "data-player": String(p),
-                               class: "agent-path" });
-    path.hidden = select.value !== "file";
-    select.addEventListener("change", () => { path.hidden = select.value !== "file"; });
     const label = el("label", { text: `player ${p}: ` });
     label.appendChild(select);
-    label.appendChild(path);
     box.appendChild(label);
   }
 }
 
 function opponentSpecs() {
-  const specs = [];
-  for (const select of $("opponents").querySelectorAll("select")) {
-    if (select.value === "file") {
-      const path = $("opponents").querySelector(`input[data-player="${select.dataset.player}"]`).value.trim();
-      specs.push(`ppo:${path}`);
-    } else specs.push(select.value);
-  }
-  return specs;
+  return Array.from($("opponents").querySelectorAll("select"), (select) => select.value);
 }
 
 async function startGame(event) {
@@ -328,7 +317,12 @@ function refreshButtons() {
   for (const [i, node] of [...$("my-hand").children].entries()) node.classList.toggle("selected", play.selected.includes(i));
 }
 
+// The agents may run out of the server's time for one request: the page then asks again until it is your turn.
+let pollTimer = null;
+
 function drawGame(view) {
+  clearTimeout(pollTimer);
+  if (view.waiting) pollTimer = setTimeout(() => api("/api/game").then(drawGame).catch((e) => showError(e.message)), 300);
   play.view = view;
   play.selected = [];
   play.preview = null;
@@ -408,7 +402,8 @@ function drawGame(view) {
 
 async function sendMove(body) {
   try {
-    const view = await api("/api/game/action", { method: "POST", json: body });
+    // the move answers this decision: the server refuses it if it was already answered (a double click)
+    const view = await api("/api/game/action", { method: "POST", json: Object.assign({ decision: play.view.decision }, body) });
     showError("");
     drawGame(view);
   } catch (e) { showError(e.message); }

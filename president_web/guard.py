@@ -1,0 +1,134 @@
+"""What every request passes before the app sees it: its Host, its origin, its content type, its size.
+
+:class:`Guard` is plain ASGI middleware in front of the FastAPI app. It refuses, with a
+JSON ``{"error": ...}`` body like every other refusal of the server:
+
+* a ``Host`` header that is not one of the server's names (400): a page on another
+  site that got its name pointed at this machine (DNS rebinding) reaches nothing;
+* a state-changing request (POST) whose ``Origin`` is another site (403), or that is not
+  JSON (``application/json``; uploads ``application/x-ndjson``; 415): a cross-site form
+  can send neither without the browser asking first, and no CORS header ever allows it;
+* a body larger than the path's limit (413): a ``Content-Length`` over it is refused
+  before a byte is read, a body without one is read in chunks only up to the limit;
+* a JSON body that is not JSON within :mod:`president_env.core.jsonio`'s limits (400).
+
+The body read is handed to the app, so the app never reads more than the limit either.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+from president_env.core.jsonio import JSONInputError, loads
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+JSON = "application/json"
+NDJSON = "application/x-ndjson"
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def host_name(value: str) -> str:
+    """The host of a ``Host`` header or an origin's authority, without the port, lower case."""
+    value = value.strip().lower()
+    if value.startswith("["):                       # [::1]:8000
+        return value[1:value.find("]")] if "]" in value else value
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+class Guard:
+    """ASGI middleware: the checks of this module (``upload_path``: the one path that takes records text)."""
+
+    def __init__(self, app: ASGIApp, allowed_hosts: Iterable[str], body_bytes: int, upload_bytes: int,
+                 upload_path: str) -> None:
+        self.app = app
+        self.allowed = frozenset(host_name(h) for h in allowed_hosts)
+        self.body_bytes, self.upload_bytes, self.upload_path = body_bytes, upload_bytes, upload_path
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        host = headers.get("host", "")
+        if host_name(host) not in self.allowed:
+            await _refuse(send, 400, f"Host {host[:100]!r} is not a name of this server; it answers to "
+                                     f"{', '.join(sorted(self.allowed))} (president serve --allowed-host)")
+            return
+        if scope["method"] not in WRITE_METHODS:
+            await self.app(scope, receive, send)
+            return
+        origin = headers.get("origin")
+        if origin is not None and origin not in (f"http://{host}", f"https://{host}"):
+            await _refuse(send, 403, f"a request from the page of another site ({origin[:100]}) is refused")
+            return
+        upload = scope["path"] == self.upload_path
+        want = NDJSON if upload else JSON
+        media = headers.get("content-type", "").split(";")[0].strip().lower()
+        if media != want:
+            await _refuse(send, 415, f"send the body as {want} (Content-Type), not "
+                                     + (repr(media[:60]) if media else "without a Content-Type"))
+            return
+        limit = self.upload_bytes if upload else self.body_bytes
+        length = headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > limit):
+            await _refuse(send, 413, _too_large(upload, limit))
+            return
+        body = await _read_body(receive, limit)
+        if body is None:
+            await _refuse(send, 413, _too_large(upload, limit))
+            return
+        if not upload and body:
+            try:
+                loads(body)
+            except JSONInputError as e:
+                await _refuse(send, 400, f"request body: {e}")
+                return
+        await self.app(scope, _replay(body, receive), send)
+
+
+def _too_large(upload: bool, limit: int) -> str:
+    what = "a records file" if upload else "a request body"
+    return f"{what} may take at most {limit:,} bytes ({limit / 2**20:.2f} MiB); this one is larger"
+
+
+async def _read_body(receive: Receive, limit: int) -> bytes | None:
+    """The request body, read in the chunks the server gives; None as soon as it passes ``limit``."""
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return b"".join(chunks)
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that gives the app the body already read, then waits on the real one (for a disconnect)."""
+    sent = False
+
+    async def again() -> dict[str, Any]:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return again
+
+
+async def _refuse(send: Send, status: int, message: str) -> None:
+    body = json.dumps({"error": message}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
