@@ -10,6 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from agents.base import PolicyError
 from president_cli import argtypes, core_commands, evaluate, play, serve, train, zoo
 
 # One line per module that adds subcommands (variants, simulate, replay; later evaluate, train, play).
@@ -40,6 +41,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except argtypes.UsageError as e:
         parser.exit(2, f"{parser.prog} {args.command}: error: {e}\n")
+    except PolicyError as e:   # an agent file whose network overflows: named, not a traceback
+        print(f"{parser.prog} {args.command}: error: {e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

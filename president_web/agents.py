@@ -29,9 +29,9 @@ from agents.search import SearchAgent, parse_settings
 from agents.zoo import zoo_names, zoo_path
 from president_env.core import Rules
 
-#: the most a web request's ``search`` may ask for (the command line allows far more)
+#: the most a web request's ``search`` may ask for (the command line allows far more): at most 256 rollouts a
+#: decision (worlds x actions, or rollouts)
 SEARCH_LIMITS = {"worlds": 32, "actions": 8, "rollouts": 256, "batch": 4096}
-SEARCH_BUDGET = 256          # rollouts of one decision (worlds x actions when rollouts is 0)
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 
 
@@ -114,11 +114,6 @@ class AgentShelf:
         for key, most in SEARCH_LIMITS.items():
             if key in kwargs and kwargs[key] > most:  # type: ignore[operator]
                 raise AgentRefused(f"agent {spec!r}: search setting {key} may be at most {most} on this server")
-        worlds, actions = kwargs.get("worlds", 8), kwargs.get("actions", 5)
-        budget = kwargs.get("rollouts") or worlds * actions  # type: ignore[operator]
-        if budget > SEARCH_BUDGET:  # type: ignore[operator]
-            raise AgentRefused(f"agent {spec!r}: {budget} rollouts a decision; this server allows at most "
-                               f"{SEARCH_BUDGET} (worlds x actions, or rollouts=)")
         policy = str(kwargs.pop("policy", "heuristic"))
         if policy.partition(":")[0].lower() == SEARCH:
             raise AgentRefused(f"agent {spec!r}: the rollout policy cannot be search itself")
