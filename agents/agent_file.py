@@ -287,10 +287,11 @@ class FileAgent(PolicyAgent):
     def logits(self, obs: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
         """(N, A) action logits (before masking), float32 as the network computes them."""
         x = np.asarray(obs, dtype=np.float32)
-        for w, b in self.layers[:-1]:
-            x = self._act_fn(x @ w.T + b)
-        w, b = self.layers[-1]
-        return x @ w.T + b
+        with np.errstate(over="ignore", invalid="ignore"):   # an overflow shows as non-finite logits (PolicyError)
+            for w, b in self.layers[:-1]:
+                x = self._act_fn(x @ w.T + b)
+            w, b = self.layers[-1]
+            return x @ w.T + b
 
 
 # --------------------------------------------------------------------------- export

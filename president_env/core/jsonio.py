@@ -41,6 +41,14 @@ class JSONSyntaxError(JSONInputError):
     """Text that is not JSON at all (as opposed to JSON beyond the limits)."""
 
 
+class LineTooLong(JSONInputError):
+    """A line of a file longer than :func:`read_lines` reads (``lineno`` says which)."""
+
+    def __init__(self, lineno: int, max_bytes: int) -> None:
+        super().__init__(f"line {lineno} is longer than {max_bytes} bytes, the most a line may take")
+        self.lineno = lineno
+
+
 def decode_utf8(data: bytes) -> str:
     """``data`` as text; bytes that are not UTF-8 raise :class:`JSONInputError` naming the byte."""
     try:
@@ -93,7 +101,7 @@ def loads(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
 
 def read_lines(f: IO[bytes], max_bytes: int = MAX_LINE_BYTES) -> Iterator[tuple[int, bytes]]:
     """(line number, line without its end) of a binary file; a line longer than ``max_bytes`` raises
-    :class:`JSONInputError` naming it, after reading at most ``max_bytes + 1`` bytes of it."""
+    :class:`LineTooLong` naming it, after reading at most ``max_bytes + 1`` bytes of it."""
     lineno = 0
     while True:
         line = f.readline(max_bytes + 1)
@@ -101,5 +109,5 @@ def read_lines(f: IO[bytes], max_bytes: int = MAX_LINE_BYTES) -> Iterator[tuple[
             return
         lineno += 1
         if len(line) > max_bytes and not (len(line) == max_bytes + 1 and line.endswith(b"\n")):
-            raise JSONInputError(f"line {lineno} is longer than {max_bytes} bytes, the most a line may take")
+            raise LineTooLong(lineno, max_bytes)
         yield lineno, line.rstrip(b"\r\n")

@@ -48,7 +48,7 @@ from .actions import describe_action
 from .cards import tables
 from .engine import current_player, init, step_inplace
 from .files import atomic_writer
-from .jsonio import MAX_LINE_BYTES, JSONInputError, loads, read_lines
+from .jsonio import MAX_LINE_BYTES, JSONInputError, LineTooLong, loads, read_lines
 from .rules import MAX_HANDS_PER_SESSION, Rules, RulesError
 from .state import EXCHANGE, OVER, PLAY, State
 
@@ -361,6 +361,10 @@ def iter_record_lines(lines: Iterable[str | bytes], source: str) -> Iterator[tup
     return _checked_lines(enumerate(lines, start=1), source)
 
 
+def _too_long(source: str, lineno: int) -> str:
+    return f"{source}:{lineno}: longer than {MAX_LINE_BYTES} bytes, the most a line may take"
+
+
 def _checked_lines(numbered: Iterable[tuple[int, str | bytes]], source: str) -> Iterator[tuple[int, dict[str, Any]]]:
     lines = iter(numbered)
     while True:
@@ -368,10 +372,10 @@ def _checked_lines(numbered: Iterable[tuple[int, str | bytes]], source: str) -> 
             lineno, line = next(lines)
         except StopIteration:
             return
-        except JSONInputError as e:  # a line too long for read_lines
-            raise RecordError(f"{source}: {e}") from None
+        except LineTooLong as e:
+            raise RecordError(_too_long(source, e.lineno)) from None
         if len(line) > MAX_LINE_BYTES:
-            raise RecordError(f"{source}:{lineno}: longer than {MAX_LINE_BYTES} bytes, the most a line may take")
+            raise RecordError(_too_long(source, lineno))
         if not line.strip():
             continue
         try:
