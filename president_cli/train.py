@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from president_cli.argtypes import (
@@ -171,8 +172,8 @@ def cmd_train_rllib(args: argparse.Namespace) -> int:
 
     if args.eval_deals is not None:
         raise UsageError("--eval-deals goes with --backend sb3 (the rllib backend evaluates at the end: --final-deals)")
-    if args.resume and not args.trust_pickle:
-        raise UsageError(UNTRUSTED_RESUME.format(resume=args.resume))
+    if args.resume and not args.trust_pickle and (Path(args.resume) / "learner_group").is_dir():
+        raise UsageError(UNTRUSTED_RESUME.format(resume=args.resume))   # before Ray starts
     try:
         import_ray()
         from training.rllib_train import RllibInterrupted, RllibTrainArgs, format_result, train_rllib

@@ -275,9 +275,39 @@ def test_resume_continues_from_the_rllib_checkpoint(local_ray, trained, tmp_path
     and the counts of the first run and goes on from them."""
     first, _ = trained
     args = RllibTrainArgs(preset="president", timesteps=10**9, iterations=3, out=str(tmp_path), env_runners=0,
-                          resume=str(first.checkpoint_path), checkpoint_every=0, final_deals=0, progress=False,
-                          settings=dict(TINY))
+                          resume=str(first.checkpoint_path), trust_pickle=True, checkpoint_every=0, final_deals=0,
+                          progress=False, settings=dict(TINY))
     result = train_rllib(args)
     assert result.iterations == 3 and result.timesteps > first.timesteps
     rows = (tmp_path / "progress.csv").read_text().splitlines()
     assert [r.split(",")[0] for r in rows[1:]] == ["3"]
+
+
+@pytest.mark.slow
+def test_ctrl_c_saves_an_rllib_checkpoint_that_resumes(local_ray, tmp_path, monkeypatch):
+    """Slow (two RLlib runs): ``pytest -m slow tests/test_ray.py``. Ctrl-C during an iteration saves RLlib's
+    checkpoint and the agent file; ``--resume`` (with trust_pickle) goes on from them."""
+    from ray.rllib.algorithms.algorithm import Algorithm
+
+    from training.rllib_train import RllibInterrupted
+
+    real, calls = Algorithm.train, []
+
+    def interrupted_second_time(self):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(self)
+
+    monkeypatch.setattr(Algorithm, "train", interrupted_second_time)
+    args = RllibTrainArgs(preset="president", timesteps=10**9, iterations=5, out=str(tmp_path / "a"), env_runners=0,
+                          checkpoint_every=0, final_deals=0, progress=False, settings=dict(TINY))
+    with pytest.raises(RllibInterrupted) as e:
+        train_rllib(args)
+    assert e.value.iteration == 1 and (e.value.checkpoint / "learner_group").is_dir()
+    FileAgent(e.value.agent, preset("president"))
+    monkeypatch.setattr(Algorithm, "train", real)
+    again = RllibTrainArgs(preset="president", timesteps=10**9, iterations=2, out=str(tmp_path / "b"), env_runners=0,
+                           resume=str(e.value.checkpoint), trust_pickle=True, checkpoint_every=0, final_deals=0,
+                           progress=False, settings=dict(TINY))
+    assert train_rllib(again).iterations == 2

@@ -44,7 +44,7 @@ from president_env.aec_env import EPISODES, REWARD_SCHEMES
 from president_env.core import Rules, preset
 from training.evaluate import Matchup, matchup
 from training.ray_cluster import cluster_cpus, connect
-from training.run_dir import prepare_out
+from training.run_dir import check_out, prepare_out
 from training.settings_check import Setting, check_overrides
 
 BASELINES = ("heuristic", "greedy")
@@ -256,14 +256,15 @@ def train_rllib(args: RllibTrainArgs) -> RllibTrainResult:
     if args.resume and not args.trust_pickle:
         raise ValueError(f"--resume {args.resume}: RLlib stores a checkpoint with pickle, and loading one can run "
                          "code stored in it; pass --trust-pickle (trust_pickle=True) if you trust where it came from")
-    out = prepare_out(args.out, args.resume, args.force)
-    (out / "args.json").write_text(json.dumps({"args": asdict(args), "settings": asdict(s),
-                                               "rules": rules.to_dict()}, indent=1, default=str))
+    check_out(args.out, args.resume, args.force)
     import torch
 
     torch.set_num_threads(args.threads)
     local_cpus = args.num_cpus or max(os.cpu_count() or 1, args.env_runners)
-    ray = connect(args.address, num_cpus=None if args.address else local_cpus)
+    ray = connect(args.address, num_cpus=None if args.address else local_cpus)   # nothing written if it fails
+    out = prepare_out(args.out, args.resume, args.force)
+    (out / "args.json").write_text(json.dumps({"args": asdict(args), "settings": asdict(s),
+                                               "rules": rules.to_dict()}, indent=1, default=str))
     if args.env_runners > cluster_cpus(ray):
         print(f"note: {args.env_runners} env runners asked for, the cluster has {cluster_cpus(ray)} CPUs; "
               "the others wait until CPUs join", file=sys.stderr)

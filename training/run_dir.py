@@ -17,8 +17,9 @@ class RunDirError(ValueError):
     """An output folder a run may not use: the message names it and says what to do."""
 
 
-def prepare_out(out: str | Path, resume: str | None, force: bool) -> Path:
-    """``out`` with its ``checkpoints/`` folder created; :class:`RunDirError` when it may not be used."""
+def check_out(out: str | Path, resume: str | None, force: bool) -> Path:
+    """``out`` checked without creating anything: :class:`RunDirError` when it holds files this run may not write
+    over, is a file, or lies under a file."""
     path = Path(out)
     if path.exists() and not path.is_dir():
         raise RunDirError(f"--out {path}: is a file, not a folder")
@@ -29,6 +30,16 @@ def prepare_out(out: str | Path, resume: str | None, force: bool) -> Path:
             raise RunDirError(f"--out {path} already holds files ({shown}): an earlier run's model would be "
                               "replaced; give another --out, --resume CHECKPOINT to continue that run, or --force "
                               "to write over it")
+    above = next((p for p in path.absolute().parents if p.exists()), None)
+    if above is not None and not above.is_dir():
+        raise RunDirError(f"--out {path}: cannot create the folder ({above} is a file)")
+    return path
+
+
+def prepare_out(out: str | Path, resume: str | None, force: bool) -> Path:
+    """``out`` (checked by :func:`check_out`) with its ``checkpoints/`` folder created and a file written and removed
+    there; :class:`RunDirError` when it may not or cannot be used."""
+    path = check_out(out, resume, force)
     try:
         (path / "checkpoints").mkdir(parents=True, exist_ok=True)
         check_writable(path / "args.json", "--out")
