@@ -328,6 +328,16 @@ def _sb3_activation(path: Path, data_json: dict[str, Any]) -> str:
     return found[0]
 
 
+MAX_MEMBER_BYTES = 1 << 30   # a member of a model zip read by export (policy.pth of a large network is ~100 MB)
+
+
+def _member(zip_path: Path, zf: zipfile.ZipFile, name: str) -> bytes:
+    """A zip member's bytes, refused when it would unpack to more than :data:`MAX_MEMBER_BYTES`."""
+    if zf.getinfo(name).file_size > MAX_MEMBER_BYTES:
+        raise AgentFileError(f"{zip_path}: member {name} unpacks to more than {MAX_MEMBER_BYTES} bytes: refused")
+    return zf.read(name)
+
+
 def export_sb3_zip(zip_path: str | os.PathLike, out: str | os.PathLike, rules: Rules | None = None,
                    made_by: dict[str, Any] | None = None, dtype: str = "float32") -> Path:
     """Convert an SB3 model zip to an agent file without unpickling anything; return the written path.
@@ -345,19 +355,21 @@ def export_sb3_zip(zip_path: str | os.PathLike, out: str | os.PathLike, rules: R
             names = zf.namelist()
             if "policy.pth" not in names:
                 raise AgentFileError(f"{zip_path}: no policy.pth member: not a stable-baselines3 model zip")
-            policy_raw = zf.read("policy.pth")
-            data_json = json.loads(zf.read("data")) if "data" in names else {}
-            meta = json.loads(zf.read("president.json")) if "president.json" in names else None
+            policy_raw = _member(zip_path, zf, "policy.pth")
+            data_json = loads(_member(zip_path, zf, "data")) if "data" in names else {}
+            meta = loads(_member(zip_path, zf, "president.json")) if "president.json" in names else None
     except zipfile.BadZipFile as e:
         raise AgentFileError(f"{zip_path}: not a readable zip ({e})") from None
-    except json.JSONDecodeError as e:
+    except JSONInputError as e:
         raise AgentFileError(f"{zip_path}: a JSON member is corrupt ({e})") from None
+    if not isinstance(data_json, dict) or (meta is not None and not isinstance(meta, dict)):
+        raise AgentFileError(f"{zip_path}: its data or president.json member is not a JSON object")
     if rules is None:
         if meta is None or "rules" not in meta:
             raise AgentFileError(f"{zip_path}: no president.json with the rules; give the rules (--preset)")
         try:
             rules = Rules.from_dict(meta["rules"])
-        except (RulesError, TypeError) as e:
+        except (RulesError, TypeError, ValueError) as e:
             raise AgentFileError(f"{zip_path}: the rules in president.json are not valid ({e})") from None
     import io
 
@@ -366,7 +378,11 @@ def export_sb3_zip(zip_path: str | os.PathLike, out: str | os.PathLike, rules: R
     except Exception as e:  # noqa: BLE001 - the restricted reader refuses anything but tensors
         raise AgentFileError(f"{zip_path}: policy.pth holds more than tensors, refused ({type(e).__name__}: "
                              f"{str(e)[:200]})") from None
-    layers = sb3_layers(state)
+    try:
+        layers = sb3_layers(state)
+    except (KeyError, TypeError, AttributeError) as e:
+        raise AgentFileError(f"{zip_path}: policy.pth is not the state of an SB3 MLP policy ({type(e).__name__}: "
+                             f"{str(e)[:100]})") from None
     provenance = {k: meta[k] for k in ("timesteps", "preset", "command", "seed", "code_version")
                   if meta and k in meta}
     provenance.setdefault("preset", rules.name)

@@ -33,7 +33,9 @@ from president_cli.argtypes import (
     preset_name,
     seed_value,
 )
+from president_cli.core_commands import writable_output
 from president_env.core import PRESETS, RulesError, preset
+from president_env.core.files import OutputError, atomic_writer
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -117,8 +119,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         # A copy that draws random numbers gets its own object (its own generator); deterministic ones share.
         entrants.append(agent if agent.deterministic or entrants.count(agent) == 0 else make_agent(name, rules,
                                                                                           trust_pickle=args.trust_pickle))
-    if args.json is not None and args.json.parent and not args.json.parent.exists():
-        raise UsageError(f"--json: folder {args.json.parent} does not exist")
+    if args.json is not None:
+        writable_output(args.json, "--json")   # before the tournament, not after it
     if args.ray:
         result = _ray_tournament(args, rules, entrants)
         entrants = result.extra.get("agents", entrants)   # as the tasks left them (their counts, for reports)
@@ -139,9 +141,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         data["command"] = {"preset": args.preset, "players": rules.players, "agents": names, "games": args.games,
                            "seed": args.seed, "hands": args.hands, "rotations": args.rotations}
         try:
-            args.json.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-        except OSError as e:
-            raise UsageError(f"cannot write {args.json}: {e.strerror}") from None
+            with atomic_writer(args.json) as f:
+                f.write(json.dumps(data, indent=2) + "\n")
+        except (OSError, OutputError) as e:
+            raise UsageError(f"cannot write {args.json}: {getattr(e, 'strerror', None) or e}") from None
         Console().print(f"figures written to {args.json}")
     return 0
 
