@@ -121,7 +121,7 @@ def create_app(records: RecordSet | None = None, *, limits: Limits | None = None
     app.state.games, app.state.records, app.state.limits = games, sets, limits
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(Guard, allowed_hosts=allowed_hosts, body_bytes=limits.body_bytes,
-                       upload_bytes=limits.upload_bytes, upload_path=UPLOAD_PATH)
+                       upload_bytes=limits.upload_bytes, upload_path=UPLOAD_PATH, in_flight=limits.requests_per_client)
 
     @app.exception_handler(NotFound)
     async def not_found(request: Request, exc: NotFound) -> JSONResponse:

@@ -10,7 +10,9 @@ JSON ``{"error": ...}`` body like every other refusal of the server:
   can send neither without the browser asking first, and no CORS header ever allows it;
 * a body larger than the path's limit (413): a ``Content-Length`` over it is refused
   before a byte is read, a body without one is read in chunks only up to the limit;
-* a JSON body that is not JSON within :mod:`president_env.core.jsonio`'s limits (400).
+* a JSON body that is not JSON within :mod:`president_env.core.jsonio`'s limits (400);
+* a client (an address) with ``in_flight`` requests in progress already (429): one client
+  cannot take every worker of the server.
 
 The body read is handed to the app, so the app never reads more than the limit either.
 """
@@ -45,15 +47,30 @@ class Guard:
     """ASGI middleware: the checks of this module (``upload_path``: the one path that takes records text)."""
 
     def __init__(self, app: ASGIApp, allowed_hosts: Iterable[str], body_bytes: int, upload_bytes: int,
-                 upload_path: str) -> None:
+                 upload_path: str, in_flight: int = 8) -> None:
         self.app = app
         self.allowed = frozenset(host_name(h) for h in allowed_hosts)
         self.body_bytes, self.upload_bytes, self.upload_path = body_bytes, upload_bytes, upload_path
+        self.in_flight = in_flight
+        self._busy: dict[str, int] = {}   # requests in progress by client (touched only on the event loop)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        client = (scope.get("client") or ("unknown", 0))[0]
+        if self._busy.get(client, 0) >= self.in_flight:
+            await _refuse(send, 429, f"{self.in_flight} requests of yours are in progress already; wait for them")
+            return
+        self._busy[client] = self._busy.get(client, 0) + 1
+        try:
+            await self._checked(scope, receive, send)
+        finally:
+            self._busy[client] -= 1
+            if not self._busy[client]:
+                del self._busy[client]
+
+    async def _checked(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         host = headers.get("host", "")
         if host_name(host) not in self.allowed:

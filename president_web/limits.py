@@ -27,7 +27,8 @@ class Limits:
     upload_bytes: int = 16 * MIB      # one uploaded records file
     uploads_bytes: int = 64 * MIB     # every upload held, together
     uploads_per_client_bytes: int = 32 * MIB   # one client's uploads: its least recently used go first
-    lock_seconds: float = 30.0        # a request waits this long for a game another request is using (then 409)
+    lock_seconds: float = 10.0        # a request waits this long for a game another request is using (then 409)
+    requests_per_client: int = 8      # requests of one client (address) in progress at once (then 429)
 
     def __post_init__(self) -> None:
         for name, value in vars(self).items():

@@ -210,6 +210,40 @@ def test_uploads_stay_within_a_client_share_and_a_total_budget(records_text):
     assert too_big.status_code == 413
 
 
+def test_a_client_gets_only_so_many_requests_in_progress_at_once():
+    async def scenario() -> list[int]:
+        release = asyncio.Event()
+
+        async def app(scope, receive, send):
+            await release.wait()
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            await send({"type": "http.response.body", "body": b"{}"})
+
+        guard = Guard(app, ["127.0.0.1"], body_bytes=100, upload_bytes=100, upload_path="/up", in_flight=3)
+
+        async def request(client: str) -> int:
+            sent: list[dict] = []
+
+            async def send(message):
+                sent.append(message)
+
+            async def receive():
+                return {"type": "http.request", "body": b"", "more_body": False}
+
+            scope = {"type": "http", "method": "GET", "path": "/api/meta", "client": (client, 1),
+                     "headers": [(b"host", b"127.0.0.1")]}
+            await guard(scope, receive, send)
+            return sent[0]["status"]
+
+        slow = [asyncio.create_task(request("10.0.0.1")) for _ in range(3)]
+        await asyncio.sleep(0)
+        refused, other = await request("10.0.0.1"), asyncio.create_task(request("10.0.0.2"))
+        release.set()
+        return [*(await asyncio.gather(*slow)), refused, await other, await request("10.0.0.1")]
+
+    assert asyncio.run(scenario()) == [200, 200, 200, 429, 200, 200]   # another client, and later, are served
+
+
 # --------------------------------------------------------------------------- agents that take the server's time
 def test_search_settings_from_the_web_are_bounded():
     c = _client(create_app())
