@@ -345,6 +345,53 @@ def test_a_session_stops_at_the_servers_hand_limit():
     assert len(c.get("/api/game/records", headers={"X-Game-Token": token}).text.splitlines()) == 2
 
 
+def test_idle_games_and_uploads_make_room_and_busy_games_answer_409(records_text):
+    from president_web.games import GameConflict, GameSettings, GameStore, ServerFull
+    from president_web.watch import RecordSet, RecordStore, UploadsFull
+
+    now = [0.0]
+    lim = Limits(max_games=2, games_per_client=1, idle_seconds=600, lock_seconds=0.01)
+    games = GameStore(lim, clock=lambda: now[0])
+    kept, _ = games.new(GameSettings(hands=1), "10.0.0.1")
+    idle, _ = games.new(GameSettings(hands=1), "10.0.0.2")
+    now[0] = 500.0
+    games.get(kept)                                                    # used at 500 s: not idle
+    with pytest.raises(ServerFull):
+        games.new(GameSettings(hands=1), "10.0.0.3")
+    now[0] = 700.0                                                     # the other one idle for 700 s
+    games.new(GameSettings(hands=1), "10.0.0.3")
+    games.get(kept)
+    with pytest.raises(Exception, match="no game with this token"):
+        games.get(idle)
+    game = games.get(kept)
+    with game.lock, pytest.raises(GameConflict, match="another request is using this game"):
+        with games.using(game):
+            pass
+    one = RecordSet.parse("a.jsonl", records_text)
+    store = RecordStore(Limits(upload_bytes=one.nbytes, uploads_per_client_bytes=one.nbytes,
+                               uploads_bytes=one.nbytes, idle_seconds=600), clock=lambda: now[0])
+    first = store.add(one, client="10.0.0.1")
+    with pytest.raises(UploadsFull):
+        store.add(one, client="10.0.0.2")
+    now[0] += 601
+    store.add(one, client="10.0.0.2")
+    with pytest.raises(Exception, match="no records file"):
+        store.get(first)
+
+
+def test_a_json_body_over_the_limit_is_refused(tmp_path, capsys):
+    c = _client(create_app(limits=Limits(body_bytes=1000)))
+    r = c.post("/api/game", json={"opponents": ["heuristic"] * 200})
+    assert r.status_code == 413 and "at most 1,000 bytes" in r.json()["error"]
+    assert c.post("/api/game", json={"hands": 1}).status_code == 200
+    big = tmp_path / "big.jsonl"
+    with big.open("wb") as f:
+        f.truncate(65 * 2**20)                                          # a (sparse) 65 MB records file
+    with pytest.raises(SystemExit) as e:
+        cli_main(["serve", "--records", str(big)])
+    assert e.value.code == 2 and "larger than 64 MB" in capsys.readouterr().err
+
+
 # --------------------------------------------------------------------------- inputs that gave tracebacks
 @pytest.mark.parametrize("body, status, words", [
     (b"[" * 5000 + b"]" * 5000, 400, "nested 5000 deep"),
