@@ -2,8 +2,10 @@
 
 * ``president variants``: the preset table (name, source seeds, options that differ).
 * ``president simulate --preset NAME --games G --seed S --records FILE.jsonl``: G
-  sessions with uniformly random legal actions, one record per hand.
-* ``president replay FILE.jsonl --check``: replay and verify every record.
+  sessions with uniformly random legal actions, one record per hand (the file checked
+  before the first game, written to a temporary file and renamed when complete).
+* ``president replay FILE.jsonl --check``: replay and verify every record, and that its
+  key deals its cards (:func:`~president_env.core.records.verify`).
 * ``president replay FILE.jsonl [--index N]``: show one recorded hand step by step.
 """
 

@@ -208,10 +208,11 @@ class PlaySession:
         if decision != self.decisions:
             raise GameConflict(f"this move answers decision {decision}, but the game is at decision {self.decisions}"
                                ": it was sent twice, or the page is out of date (reload it)")
-        self._act(action, cards, claim)
+        self._move(action, cards, claim)
         self.advance(agent_seconds)
 
-    def _act(self, action: int | None, cards: Sequence[str] | None, claim: int | str | None) -> None:
+    def _move(self, action: int | None, cards: Sequence[str] | None, claim: int | str | None) -> None:
+        """The person's decision itself (checked; a refusal changes nothing)."""
         st = self.state
         actor = int(current_player(st)[0])
         if actor != self.human:  # cannot happen between requests; kept as a guard
