@@ -4,7 +4,8 @@
 endpoint                                    what it does
 ==========================================  ====================================================
 ``GET /``                                   the page (Watch and Play)
-``GET /api/meta``                           presets (players, source), agent names, the zoo
+``GET /api/meta``                           presets (players, source), agent names, the zoo, the agent
+                                            files of ``--agents-dir`` by name (``files``)
 ``GET /api/records``                        the records file given on the command line, if any
 ``POST /api/records?name=F``                upload a records file (the JSON-lines text as the body,
                                             ``application/x-ndjson``); answers its id (known only
