@@ -211,6 +211,7 @@ def cmd_export_agent(args: argparse.Namespace) -> int:
 
 
 def cmd_train_all(args: argparse.Namespace) -> int:
+    from training.train import TrainingInterrupted
     from training.train_all import TrainAllArgs, train_all
 
     try:
@@ -225,5 +226,8 @@ def cmd_train_all(args: argparse.Namespace) -> int:
         train_all(targs)
     except (RulesError, ValueError) as e:
         raise UsageError(str(e)) from None
+    except TrainingInterrupted as e:   # the preset in training saved a checkpoint; the finished ones are in --out
+        print(f"{e}\nthe presets trained before it are in {args.out}", file=sys.stderr)
+        return 130
     print(open(f"{args.out}/results.md").read())
     return 0
