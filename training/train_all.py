@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from president_env.core import PRESETS
+from training.run_dir import check_out
 from training.train import TrainArgs, TrainResult, train
 
 
@@ -41,6 +42,8 @@ RESULT_FIELDS = ("preset", "players", "timesteps", "minutes", "opponent", "deals
 def train_all(args: TrainAllArgs) -> list[dict]:
     names = list(PRESETS) if args.presets == "all" else [p.strip() for p in args.presets.split(",")]
     out = Path(args.out)
+    for name in names:                   # every preset's folder checked before the first one trains
+        check_out(out / name, None, args.force)
     out.mkdir(parents=True, exist_ok=True)
     rows = [r for r in read_results(out) if r["preset"] not in names]  # earlier runs into the same folder
     for name in names:
