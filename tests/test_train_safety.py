@@ -86,6 +86,15 @@ def test_an_earlier_run_is_never_written_over(tmp_path, capsys):
         prepare_out(out, None, force=False)
 
 
+def test_train_all_refuses_a_presets_folder_that_holds_a_run_before_training_any(tmp_path, capsys):
+    (tmp_path / "daifugo").mkdir()
+    (tmp_path / "daifugo" / "model.zip").write_bytes(b"an earlier run")
+    code, err = _run(["train-all", "--presets", "president,daifugo", "--out", str(tmp_path), "--no-progress"],
+                     capsys)
+    assert code == 2 and "daifugo already holds files" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["daifugo"]     # president was not trained first
+
+
 @pytest.mark.parametrize("extra, words", [
     (["--set", "pool=[1,2]"], "setting pool=[1, 2]: expected an object"),
     (["--set", 'net_arch="x"'], 'setting net_arch="x": expected a list'),
