@@ -23,6 +23,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from president_env.core import PLAY
@@ -77,7 +78,7 @@ class RecordSet:
             raise RecordsError(f"{name}: no records in it (a records file holds one JSON record a line)")
         return cls(name, lines, json.dumps(summaries, separators=(",", ":")).encode())
 
-    @property
+    @cached_property
     def nbytes(self) -> int:
         """About the memory the set takes: its lines and its list of hands."""
         return sum(len(line) + sys.getsizeof(b"") for line in self.lines) + len(self._summaries)
