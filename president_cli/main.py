@@ -23,9 +23,20 @@ COMMAND_MODULES = [
 ]
 
 
+def package_version() -> str:
+    """The installed package's version (``0+unknown`` when run from a source tree that is not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("president")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser with every module's subcommands."""
     parser = argparse.ArgumentParser(prog="president", description="President card game: rules, records, agents.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in COMMAND_MODULES:
         module.register(sub)
