@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+import time
 
 from president_cli.core_commands import UsageError, positive_int, preset_name
 from president_env.core import PRESETS, RulesError
@@ -115,6 +117,11 @@ def cmd_train(args: argparse.Namespace) -> int:
     given = [f"--{n.replace('_', '-')}" for n, default in RLLIB_DEFAULTS.items() if getattr(args, n) != default]
     if given:
         raise UsageError(f"{', '.join(given)} go with --backend rllib")
+    started = time.time()
+    if not args.no_progress:   # at once: loading torch and stable-baselines3 takes seconds
+        budget = f"{args.minutes:g} min in all" if args.minutes is not None else f"{args.timesteps:,} PPO decisions"
+        print(f"president train: {args.preset}, {budget}, into {args.out}; loading torch and stable-baselines3 ...",
+              file=sys.stderr, flush=True)
     from agents.sb3_policy import ModelError
     from training.train import TrainArgs, format_result, train
 
@@ -122,7 +129,7 @@ def cmd_train(args: argparse.Namespace) -> int:
                       seed=args.seed, minutes=args.minutes, resume=args.resume, eval_deals=args.eval_deals,
                       final_deals=args.final_deals, progress=not args.no_progress, settings=_settings(args.set))
     try:
-        result = train(targs)
+        result = train(targs, started)
     except (ModelError, RulesError, ValueError) as e:
         raise UsageError(str(e)) from None
     print(format_result(result))
