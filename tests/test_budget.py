@@ -8,26 +8,37 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from training.budget import COLLECT_SHARE, FINAL_MAX_SHARE, EvalCost, make_plan  # noqa: E402
+from training.budget import COLLECT_SHARE, FINAL_MAX_SHARE, GROWTH, EvalCost, make_plan  # noqa: E402
 from training.train import TrainArgs, train  # noqa: E402
 
 
+def test_the_timed_match_grows_slower_than_the_deals():
+    cost = EvalCost(deals=32, seconds=4.0)
+    assert cost.estimate(0) == 0.0 and cost.estimate(8) == 4.0 == cost.estimate(32)
+    assert cost.estimate(64) == pytest.approx(4.0 * 2 ** GROWTH) and cost.estimate(3200) < 100 * 4.0
+    assert cost.deals_within(1.0) == 1                       # not even the timed match fits
+    for seconds in (4.0, 30.0, 300.0):
+        n = cost.deals_within(seconds)
+        assert n >= 32 and cost.estimate(n) <= seconds + 1e-9 < cost.estimate(n + 1)
+
+
 def test_the_plan_reserves_the_final_evaluation_then_shares_the_rest():
-    cost = EvalCost(fixed=2.0, per_deal=0.05)
+    cost = EvalCost(deals=32, seconds=4.0)
     plan = make_plan(started=100.0, minutes=3, now=110.0, cost=cost, deals={"heuristic": 300, "greedy": 300},
                      warm_share=0.5)
-    final = 2 * (2.0 + 0.05 * 300)
+    final = 2 * cost.estimate(300)
     assert plan.end == 280.0 and plan.final_seconds == pytest.approx(final)
     assert plan.ppo_end == pytest.approx(280.0 - final)
     train_time = plan.ppo_end - 110.0
     assert plan.warm_end == pytest.approx(110.0 + 0.5 * train_time)
     assert plan.collect_end == pytest.approx(110.0 + COLLECT_SHARE * 0.5 * train_time)
     assert plan.final_deals == {"heuristic": 300, "greedy": 300} == plan.asked_deals
-    assert "warm start until 1:18, PPO until 2:26" in plan.describe() and "300 vs heuristic" in plan.describe()
+    ppo = round(plan.ppo_end - 100)
+    assert f"PPO until {ppo // 60}:{ppo % 60:02d}" in plan.describe() and "300 vs heuristic" in plan.describe()
 
 
 def test_deals_that_would_take_over_half_the_budget_are_cut():
-    cost = EvalCost(fixed=1.0, per_deal=0.1)
+    cost = EvalCost(deals=32, seconds=4.0)
     plan = make_plan(0.0, 1, 0.0, cost, {"heuristic": 5000, "greedy": 5000}, warm_share=0.5)
     assert plan.asked_deals == {"heuristic": 5000, "greedy": 5000}
     assert plan.final_deals["heuristic"] == plan.final_deals["greedy"] < 5000

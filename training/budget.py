@@ -2,10 +2,9 @@
 
 A run is the warm start (the teacher's self-play collected, then fitted), PPO, and the final
 evaluation against the baselines; ``--minutes`` bounds all of it. The final evaluation's
-time is reserved first: a short timed match against the first baseline at two sizes gives a
-fixed cost and a cost per deal (:class:`EvalCost`; the line through two small matches
-overestimates the larger ones, so the reserve errs long), and the deals that would take more
-than half the budget are cut. Of the time left, the warm start gets ``warm_share``: its
+time is reserved first: a short timed match against the first baseline, grown to the deals
+asked (:class:`EvalCost`, which errs long), and the deals that would take more than half the
+budget are cut. Of the time left, the warm start gets ``warm_share``: its
 self-play at most ``COLLECT_SHARE`` of that, its fit until the warm start's end (both stop
 on time); PPO runs until the reserve, and the final evaluation plays last.
 
@@ -25,40 +24,43 @@ from training.evaluate import matchup
 
 COLLECT_SHARE = 0.3          # of the warm start: the teacher's self-play, at most
 FINAL_MAX_SHARE = 0.5        # of the budget: the final evaluation, at most (its deals are cut to fit)
-TIMING_DEALS = (8, 32)       # the two sizes of the timed match
+TIMING_DEALS = 32            # the timed match
+# A tournament's time grows slower than its deals: the batched core steps every game at once, and more games
+# cost little more a step until the batch is large. Measured on the 2-core machine (president, the learner
+# against three heuristics): 16 deals 2.4 s, 64 deals 4.3 s, 300 deals 9.8 s, 1,000 deals 24.6 s, 3,000 deals
+# 71 s; growing the time of the timed match as deals ** 0.75 errs long up to about 5,000 deals.
+GROWTH = 0.75
 
 
 @dataclass(frozen=True)
 class EvalCost:
-    """Seconds a final evaluation of ``deals`` duplicate deals against one baseline takes on this machine."""
+    """A timed match of ``deals`` duplicate deals that took ``seconds``; larger ones grow as ``deals ** GROWTH``."""
 
-    fixed: float
-    per_deal: float
+    deals: int
+    seconds: float
 
-    def seconds(self, deals: int) -> float:
-        return self.fixed + self.per_deal * deals if deals > 0 else 0.0
+    def estimate(self, deals: int) -> float:
+        """Seconds ``deals`` deals against one baseline take (at least the timed match's, for fewer deals)."""
+        if deals <= 0:
+            return 0.0
+        return self.seconds * max(1.0, deals / self.deals) ** GROWTH
 
     def deals_within(self, seconds: float) -> int:
-        """The most deals that take at most ``seconds`` (at least 1)."""
-        return max(1, int((seconds - self.fixed) / self.per_deal)) if self.per_deal > 0 else 1
+        """The most deals that take at most ``seconds`` by :meth:`estimate` (at least 1)."""
+        if seconds < self.seconds:   # not even the timed match fits: one deal
+            return 1
+        return int(self.deals * (seconds / self.seconds) ** (1 / GROWTH) + 1e-9)
 
 
 def measure_eval_cost(rules: Rules, learner: Any, baseline: str, most_deals: int, seed: int = 0,
                       progress: bool = False) -> EvalCost:
-    """Time short matches of ``learner`` against ``baseline`` (:data:`TIMING_DEALS`, no more than ``most_deals``,
-    the largest evaluation to come): the line through the two, or through the origin and the one."""
-    sizes = sorted({min(n, max(1, most_deals)) for n in TIMING_DEALS})
-    seconds = []
-    for deals in sizes:
-        t0 = time.time()
-        matchup(rules, learner, baseline, deals, seed=seed, progress=progress,
-                desc=f"timing the final evaluation ({deals} deals)")
-        seconds.append(time.time() - t0)
-    if len(sizes) == 1:
-        return EvalCost(fixed=0.0, per_deal=seconds[0] / sizes[0])
-    (n1, n2), (t1, t2) = sizes, seconds
-    per_deal = max((t2 - t1) / (n2 - n1), t2 / n2 / 4)   # never flat: noise can make t2 <= t1
-    return EvalCost(fixed=max(0.0, t2 - per_deal * n2), per_deal=per_deal)
+    """Time a short match of ``learner`` against ``baseline``: :data:`TIMING_DEALS` deals, or ``most_deals`` (the
+    largest evaluation to come) when fewer."""
+    deals = max(1, min(TIMING_DEALS, most_deals))
+    t0 = time.time()
+    matchup(rules, learner, baseline, deals, seed=seed, progress=progress,
+            desc=f"timing the final evaluation ({deals} deals)")
+    return EvalCost(deals, max(time.time() - t0, 1e-3))
 
 
 @dataclass(frozen=True)
@@ -97,11 +99,11 @@ def make_plan(started: float, minutes: float, now: float, cost: EvalCost | None,
     end = started + 60 * minutes
     left = max(0.0, end - now)
     final = {b: n for b, n in deals.items() if n > 0}
-    seconds = sum(cost.seconds(n) for n in final.values()) if cost else 0.0
+    seconds = sum(cost.estimate(n) for n in final.values()) if cost else 0.0
     if cost and seconds > FINAL_MAX_SHARE * left:        # cut every baseline's deals alike to fit
         each = FINAL_MAX_SHARE * left / len(final)
         final = {b: min(n, cost.deals_within(each)) for b, n in final.items()}
-        seconds = sum(cost.seconds(n) for n in final.values())
+        seconds = sum(cost.estimate(n) for n in final.values())
     train_left = max(0.0, left - seconds)
     warm = warm_share * train_left
     return Plan(started=started, end=end, collect_end=now + COLLECT_SHARE * warm, warm_end=now + warm,

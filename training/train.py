@@ -145,7 +145,7 @@ class TrainingMonitor(BaseCallback):
             self.pool.add_snapshot(self.model.policy, str(n))
             self.next_snapshot += self.s.snapshot_every
         if n >= self.next_eval:
-            if self._fits(2 * self.eval_cost.seconds(self.args.eval_deals or self.s.eval_deals)
+            if self._fits(2 * self.eval_cost.estimate(self.args.eval_deals or self.s.eval_deals)
                           if self.eval_cost else 0.0):
                 self.evaluate()
             self.next_eval += self.s.eval_every
