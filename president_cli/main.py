@@ -7,10 +7,16 @@ adds its subcommands and sets ``func`` (``args -> exit status``) on each.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
-from president_cli import core_commands, evaluate, play, serve, train, zoo
+# NumPy's BLAS on one thread unless told otherwise (before NumPy loads): the agents multiply small matrices,
+# where a second thread only waits, and on a busy 2-core machine it made a zoo agent's tournament four times slower
+for _name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+from president_cli import core_commands, evaluate, play, serve, train, zoo  # noqa: E402
 
 # One line per module that adds subcommands (variants, simulate, replay; later evaluate, train, play).
 COMMAND_MODULES = [

@@ -6,6 +6,8 @@ import argparse
 import io
 import os
 import re
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -108,3 +110,13 @@ def test_render_fits_a_width_and_keeps_every_card(name):
     names = set(tables(rules).card_names)
     cards = [Counter(tok for tok in text.split() if tok in names) for text in (wide, narrow)]
     assert cards[0] == cards[1] and sum(cards[0].values()) >= len(names) // 2  # every hand shown, each card once
+
+
+def test_numpy_blas_runs_on_one_thread_unless_told_otherwise():
+    code = "import os, president_cli.main; print(os.environ['OPENBLAS_NUM_THREADS'], os.environ['MKL_NUM_THREADS'])"
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["1", "1"]
+    out = subprocess.run([sys.executable, "-c", code], env=env | {"OPENBLAS_NUM_THREADS": "2"}, capture_output=True,
+                         text=True, check=True).stdout
+    assert out.split() == ["2", "1"]
