@@ -89,7 +89,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--preset", type=preset_name, default=None,
                    help="the rules, when the zip has no president.json (default: the zip's)")
     p.add_argument("--players", type=int, default=None, help="number of players with --preset")
-    p.add_argument("--command", dest="train_command", default=None,
+    p.add_argument("--command", dest="train_command", default=None, metavar="CMD",
                    help="the command that trained the model, recorded in the file (zips that president train "
                         "writes carry it already; this names it for older ones or wins over theirs)")
     p.add_argument("--float16", action="store_true",
