@@ -262,7 +262,7 @@ def _warm_start(model: MaskablePPO, rules: Rules, s: TrainSettings, args: TrainA
     """Fit the new policy to the teacher's self-play (both parts stop at the plan's deadlines)."""
     demos = collect(rules, s.imitation_teacher, s.imitation_decisions, s.gamma, seed=args.seed,
                     deadline=plan.collect_end if plan else None, progress=args.progress)
-    stats = pretrain(model.policy, demos, s.imitation_epochs, seed=args.seed,
+    stats = pretrain(model.policy, demos, s.imitation_epochs, batch_size=s.imitation_batch, seed=args.seed,
                      deadline=plan.warm_end if plan else None, progress=args.progress)
     info = stats | {"decisions": len(demos.actions), "collect_timed_out": demos.timed_out,
                     "seconds": round(time.time() - started, 1)}
