@@ -8,16 +8,17 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from training.budget import COLLECT_SHARE, FINAL_MAX_SHARE, GROWTH, EvalCost, make_plan  # noqa: E402
+from training.budget import COLLECT_SHARE, FINAL_MAX_SHARE, SQRT_UP_TO, EvalCost, make_plan  # noqa: E402
 from training.train import TrainArgs, train  # noqa: E402
 
 
 def test_the_timed_match_grows_slower_than_the_deals():
     cost = EvalCost(deals=32, seconds=4.0)
     assert cost.estimate(0) == 0.0 and cost.estimate(8) == 4.0 == cost.estimate(32)
-    assert cost.estimate(64) == pytest.approx(4.0 * 2 ** GROWTH) and cost.estimate(3200) < 100 * 4.0
+    assert cost.estimate(128) == pytest.approx(8.0) and cost.estimate(32 * SQRT_UP_TO) == pytest.approx(4.0 * 10 ** 0.5)
+    assert cost.estimate(64 * SQRT_UP_TO) == pytest.approx(2 * cost.estimate(32 * SQRT_UP_TO))   # then in proportion
     assert cost.deals_within(1.0) == 1                       # not even the timed match fits
-    for seconds in (4.0, 30.0, 300.0):
+    for seconds in (4.0, 8.0, 12.0, 30.0, 300.0):
         n = cost.deals_within(seconds)
         assert n >= 32 and cost.estimate(n) <= seconds + 1e-9 < cost.estimate(n + 1)
 

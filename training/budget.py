@@ -25,16 +25,17 @@ from training.evaluate import matchup
 COLLECT_SHARE = 0.3          # of the warm start: the teacher's self-play, at most
 FINAL_MAX_SHARE = 0.5        # of the budget: the final evaluation, at most (its deals are cut to fit)
 TIMING_DEALS = 32            # the timed match
-# A tournament's time grows slower than its deals: the batched core steps every game at once, and more games
-# cost little more a step until the batch is large. Measured on the 2-core machine (president, the learner
-# against three heuristics): 16 deals 2.4 s, 64 deals 4.3 s, 300 deals 9.8 s, 1,000 deals 24.6 s, 3,000 deals
-# 71 s; growing the time of the timed match as deals ** 0.75 errs long up to about 5,000 deals.
-GROWTH = 0.75
+# A tournament's time grows slower than its deals while the batch is small: the batched core steps every game at
+# once, and more games cost little more a step. Measured on the 2-core machine (president, the learner against
+# three heuristics): 16 deals 2.4 s, 64 deals 4.3 s, 300 deals 9.8 s, 1,000 deals 24.6 s, 3,000 deals 71 s; under
+# load 32 deals 10 s, 175 deals 18.5 s. Grown as the square root of the deals up to ten times the timed match
+# (300 deals: 9.8 s from 3.1 s), then in proportion, the estimate errs long.
+SQRT_UP_TO = 10
 
 
 @dataclass(frozen=True)
 class EvalCost:
-    """A timed match of ``deals`` duplicate deals that took ``seconds``; larger ones grow as ``deals ** GROWTH``."""
+    """A timed match of ``deals`` duplicate deals that took ``seconds``, grown to more deals (see above)."""
 
     deals: int
     seconds: float
@@ -43,13 +44,16 @@ class EvalCost:
         """Seconds ``deals`` deals against one baseline take (at least the timed match's, for fewer deals)."""
         if deals <= 0:
             return 0.0
-        return self.seconds * max(1.0, deals / self.deals) ** GROWTH
+        x = max(1.0, deals / self.deals)
+        return self.seconds * (x ** 0.5 if x <= SQRT_UP_TO else SQRT_UP_TO ** 0.5 * x / SQRT_UP_TO)
 
     def deals_within(self, seconds: float) -> int:
         """The most deals that take at most ``seconds`` by :meth:`estimate` (at least 1)."""
         if seconds < self.seconds:   # not even the timed match fits: one deal
             return 1
-        return int(self.deals * (seconds / self.seconds) ** (1 / GROWTH) + 1e-9)
+        r = seconds / self.seconds
+        x = r * r if r <= SQRT_UP_TO ** 0.5 else r * SQRT_UP_TO ** 0.5
+        return int(self.deals * x + 1e-9)
 
 
 def measure_eval_cost(rules: Rules, learner: Any, baseline: str, most_deals: int, seed: int = 0,
