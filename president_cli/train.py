@@ -35,7 +35,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="seed of the games, the network's first weights and the evaluations' deals (default 0)")
     p.add_argument("--minutes", type=float, default=None,
                    help="wall-clock budget of the whole run: the warm start takes its share, then PPO, then the "
-                        "final evaluation (default: no limit; --timesteps alone ends the run)")
+                        "final evaluation (default: no limit; --timesteps alone ends the run); with --backend rllib "
+                        "it bounds the PPO iterations")
     p.add_argument("--resume", default=None,
                    help="continue from a checkpoint of the same rules: a zip (sb3), an RLlib checkpoint folder (rllib)")
     p.add_argument("--eval-deals", type=positive_int, default=None,

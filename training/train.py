@@ -4,8 +4,9 @@
 
 Reads top to bottom: build the rules and the settings (``training.hyperparams``),
 the opponent pool (scripted baselines + snapshots of the learner), the batched
-VecEnv, the model (new and warm-started by imitating the heuristic, see
-:mod:`training.imitation`, or resumed from a checkpoint); learn with one callback
+VecEnv, the model (new, or resumed from a checkpoint); with ``--minutes``, plan the
+phases within it (:mod:`training.budget`); warm-start a new model by imitating the
+heuristic (:mod:`training.imitation`); learn with one callback
 that takes snapshots, evaluates, saves checkpoints and keeps the time budget (the
 learner in ``learner_seats`` seats of every game, :mod:`training.seat_rollout`, or
 with one seat SB3's own loop over the VecEnv); save the final model with its rules
@@ -60,7 +61,7 @@ class TrainArgs:
     timesteps: int = 5_000_000          # total learner decisions (a resumed run counts what it had)
     out: str = "runs/president"
     seed: int = 0
-    minutes: float | None = None        # wall-clock budget; training stops at whichever comes first
+    minutes: float | None = None        # the whole run's wall-clock budget (training.budget); or timesteps first
     resume: str | None = None           # a checkpoint (or model) zip to continue from
     eval_deals: int | None = None       # duplicate deals per evaluation during training
     final_deals: int = 1000             # duplicate deals of the final evaluation (0: none)
