@@ -1,6 +1,6 @@
 """Write the notebooks of this folder from the cell sources below, and run them so they are stored with their outputs.
 
-    python notebooks/build_notebooks.py --execute          # write and run all three (about 15 minutes, 2 cores)
+    python notebooks/build_notebooks.py --execute          # write and run all three (10 to 20 minutes, 2 cores)
     python notebooks/build_notebooks.py --execute 03_train_and_evaluate.ipynb   # one of them
     python notebooks/build_notebooks.py                    # write them without outputs (to read the sources)
 
@@ -193,12 +193,15 @@ fig.tight_layout()
 plt.show()'''),
     new_markdown_cell("""Error bars are 95% intervals over hands (hands of one session are not independent,
 so read them as a guide). With the default budget, leading the first hand is worth
-a little in every variant. The exchange moves points from the former Scum to the
-former President even when nobody plays well: the Scum gives its best cards away
-and gets the President's choice of cards back. It is worth most in `huberes`, where
-three cards go up and the wild cards with them; a scoring of `[2, 1, 0, ...]`
+a little in nearly every variant (in `threes_high` and `hamish_allan` it is within
+noise of nothing). The exchange moves points from the former Scum to the former
+President even when nobody plays well: the Scum gives its best cards away and gets
+the President's choice of cards back. It is worth most in `huberes`, where three
+cards go up and the wild cards with them; a scoring of `[2, 1, 0, ...]`
 (`pagat_basic`, `daifugo`) makes every gap smaller, since the bottom places lose
-nothing."""),
+nothing. `hamish_allan` turns it round: under `president_must_win` the President
+drops to last whenever another player goes out first, which random play makes
+likely, so the former President loses and the former Scum gains."""),
 ]
 
 # --------------------------------------------------------------------------- 02
@@ -297,8 +300,9 @@ A small MaskablePPO run on the batched VecEnv (`training.train`, the code behind
 tournament against the scripted baselines.
 
 The default budget (200,000 learner steps) is a short run that shows the workflow
-in a few minutes (about two on an idle two-core CPU); `president train` with a larger
-`--timesteps` (see the README) is how the published models are trained.
+in a few minutes (the stored run trained for 6.6 minutes on a two-core CPU that
+other jobs kept more than twice as busy as it has cores); `president train` with a
+larger budget (see the README) is how the zoo's agents are trained.
 
 Set `PRESIDENT_NB_SMALL=1` for a quick run with tiny sizes (what CI does)."""),
     new_code_cell(BUDGET + '''
