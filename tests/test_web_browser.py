@@ -425,3 +425,22 @@ def test_every_seat_fits_the_window_with_many_players(server, browser, name, see
         assert not _outside(browser, IN_VIEW) and _no_scroll(browser), _outside(browser, IN_VIEW)
         _send(browser, {"action": view["legal"][int(rng.integers(len(view["legal"])))]["id"]})
     assert browser.find_elements(By.CSS_SELECTOR, "#play-table .seat .last")
+
+
+def test_watch_shows_every_hand_of_eight_players_in_view(server, browser, tmp_path):
+    path = tmp_path / "double_deck.jsonl"
+    assert cli_main(["simulate", "--preset", "double_deck", "--games", "1", "--seed", "2", "--hands", "1",
+                     "--records", str(path), "--no-progress"]) == 0
+    _open(browser, server + "/#watch")
+    browser.find_element(By.ID, "records-file").send_keys(str(path))
+    wait = WebDriverWait(browser, 20)
+    wait.until(lambda d: "double_deck" in Select(d.find_element(By.ID, "record-set")).first_selected_option.text)
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#watch-table .seat")) == 8)
+    for _ in range(10):
+        browser.find_element(By.ID, "next").click()
+    frame = browser.execute_script("return watch.frames[watch.step]")
+    for seat, want in zip(browser.find_elements(By.CSS_SELECTOR, "#watch-table .seat"), frame["table"]["seats"],
+                          strict=True):
+        faces = [c.get_attribute("data-name") for c in seat.find_elements(By.CSS_SELECTOR, ".held .card")]
+        assert faces == [c["name"] for c in want["cards"]]
+    assert not _outside(browser, "#watch-table .seat, #watch-table .trick, #next") and _no_scroll(browser)

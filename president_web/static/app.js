@@ -87,7 +87,7 @@ function seatNode(s, table, options) {
   if (s.exposed) facts.push(`exposed ${s.exposed}`);
   box.appendChild(el("div", { class: "facts", text: facts.join(" · ") }));
   if (s.player !== options.handBelow) {  // the person's own cards are drawn once, below the table
-    const row = el("div", { class: "cards mini held" });
+    const row = el("div", { class: "cards mini held" + (s.cards ? "" : " backs") });
     if (s.cards) s.cards.forEach((c) => row.appendChild(cardNode(c)));
     else for (let i = 0; i < s.n_cards; i++) row.appendChild(el("span", { class: "card back" }));
     box.appendChild(row);
