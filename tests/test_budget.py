@@ -66,7 +66,9 @@ def test_the_warm_start_stops_within_its_share_and_every_phase_shows_progress(tm
     assert info["collect_timed_out"] and 0 < info["decisions"] < 10**9   # the self-play stopped at its deadline
     assert info["timed_out"] and info["epochs"] < 10**6                  # so did the fit
     assert result.timesteps < 10**9                                     # and PPO
-    assert [m.deals for m in result.final] == [4, 4]                    # the final evaluation was played
+    # the final evaluation was played (on a busy machine it may be cut to fit half the budget)
+    assert [m.opponent for m in result.final] == ["heuristic", "greedy"]
+    assert all(1 <= m.deals <= 4 for m in result.final)
     err = capfd.readouterr().err
     for phase in ("timing the final evaluation", "budget 0:30: warm start until", "warm start 1/2: heuristic self-play",
                   "warm start 2/2: fitting the policy", "(cut by the time budget)", "PPO: learner decisions",
