@@ -102,7 +102,7 @@ def write_agent_file(path: str | os.PathLike, rules: Rules, layers: list[tuple[n
     ``dtype="float16"`` stores the tensors at half precision (half the file); the agent then
     plays the rounded network, which can differ from the float32 one where two logits are
     within rounding of each other."""
-    from safetensors.numpy import save_file
+    from safetensors.numpy import save
 
     if dtype not in DTYPES:
         raise AgentFileError(f"dtype {dtype!r} is not one of {list(DTYPES)}")
@@ -120,7 +120,9 @@ def write_agent_file(path: str | os.PathLike, rules: Rules, layers: list[tuple[n
     _check_shapes(Path(path), meta, {k: v.shape for k, v in tensors.items()})
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    save_file(tensors, str(path), metadata={META_KEY: json.dumps(meta, sort_keys=True)})
+    # written as any file is (its mode from the umask, e.g. 0644): safetensors' save_file makes it owner-only,
+    # and an agent file is meant to be shared
+    path.write_bytes(save(tensors, metadata={META_KEY: json.dumps(meta, sort_keys=True)}))
     return path
 
 

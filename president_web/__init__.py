@@ -1,7 +1,8 @@
 """The web page: watch recorded hands and play against agents in a browser (``president serve``).
 
 :func:`create_app` builds the FastAPI app; :mod:`.views` turns game states into JSON,
-:mod:`.games` keeps the sessions people play, :mod:`.watch` reads records files.
+:mod:`.seats` keeps what each player did last (drawn beside its seat), :mod:`.games` keeps
+the sessions people play, :mod:`.watch` reads records files.
 Install with ``pip install -e ".[web]"``.
 """
 

@@ -3,7 +3,7 @@
 ==========================================  ====================================================
 endpoint                                    what it does
 ==========================================  ====================================================
-``GET /``                                   the page (Watch and Play)
+``GET /``                                   the page (Watch and Play); ``/favicon.ico`` its icon
 ``GET /api/meta``                           presets (players, source), agent names, the zoo
 ``GET /api/records``                        the records file given on the command line, if any
 ``POST /api/records?name=F``                upload a records file (the JSON-lines text as the body);
@@ -115,6 +115,10 @@ def create_app(records: RecordSet | None = None, max_games: int = 64) -> FastAPI
     @app.get("/")
     def index() -> FileResponse:
         return FileResponse(STATIC / "index.html")
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:   # browsers ask for it before they read the page's icon link
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
 
     @app.get("/api/meta")
     def meta() -> dict[str, Any]:

@@ -236,13 +236,16 @@ def next_top(rules: Rules, after: State, cards: Sequence[str], top: list[str] | 
 
 
 def table_view(rules: Rules, state: State, viewer: int | None, agents: Sequence[str],
-               game: int = 0, points: Sequence[int] | None = None,
-               top_cards: Sequence[str] | None = None) -> dict[str, Any]:
+               game: int = 0, top_cards: Sequence[str] | None = None, *, session: bool = True,
+               hand_points: Sequence[int] | None = None,
+               last: Sequence[dict[str, Any] | None] | None = None) -> dict[str, Any]:
     """The table of one game as ``viewer`` sees it (``None``: every hand shown).
 
-    ``points`` replaces the session points (a record holds one hand, so its page
-    shows the points of that hand instead); ``top_cards`` are the cards of the play
-    on top (see :func:`next_top`).
+    ``top_cards`` are the cards of the play on top (see :func:`next_top`). Each seat's
+    ``points`` are the session's, as the command line shows them; ``session=False`` (a
+    record, which holds one hand) leaves them out. ``hand_points`` (by player) are the
+    points of a hand that is over; ``last`` (by player) what each did last this hand
+    (:class:`~president_web.seats.LastPlays`).
     """
     b, P = game, rules.players
     t = tables(rules)
@@ -262,7 +265,9 @@ def table_view(rules: Rules, state: State, viewer: int | None, agents: Sequence[
             "passed": bool(state.passed[b, s]) and phase != OVER,
             "place": fin + 1 if fin >= 0 else None,
             "rank": rank_name(int(state.social[b, s]), P),
-            "points": int(points[p]) if points is not None else int(state.points[b, p]),
+            "points": int(state.points[b, p]) if session else None,
+            "hand_points": int(hand_points[p]) if hand_points is not None else None,
+            "last": last[p] if last is not None else None,
             "acting": phase != OVER and int(state.current[b]) == s,
             "exposed": t.card_names[int(state.exposed[b, s])] if state.exposed[b, s] >= 0 else None,
         })

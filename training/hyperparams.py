@@ -41,6 +41,8 @@ class TrainSettings:
     imitation_decisions: int = 600_000
     imitation_epochs: int = 8
     imitation_teacher: str = "heuristic"
+    imitation_batch: int = 512        # minibatch of the fit: in a short budget more, smaller steps imitate better
+    imitation_share: float = 0.5      # with --minutes: the warm start's share of the time before the final evaluation
     snapshot_every: int = 500_000     # learner steps between snapshots added to the pool
     max_snapshots: int = 5
     eval_every: int = 1_000_000       # learner steps between evaluations against the baselines
