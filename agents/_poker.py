@@ -96,7 +96,7 @@ class PokerAgentConsts:
     X: int                     # claims 1..X, picks X+1..X+U
     U: int                     # card names
     NR: int                    # natural ranks
-    rank_like: np.ndarray      # (X+1,) bool single/pair/three/five of a rank, two pair (q, q)
+    rank_like: np.ndarray      # (X+1,) bool single/pair/three/five of a rank
     nat_play: np.ndarray       # (NR,) play rank of each natural rank (for the beat chances)
     wild_play: int             # play rank of the wild cards
     card_r: np.ndarray         # (C,) natural rank, -1 wild

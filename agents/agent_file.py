@@ -128,7 +128,10 @@ def write_agent_file(path: str | os.PathLike, rules: Rules, layers: list[tuple[n
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = save(tensors, metadata={META_KEY: json.dumps(meta, sort_keys=True)})
-    with atomic_writer(path, binary=True) as f:   # an interrupted write leaves an earlier file as it was
+    # written beside and renamed (an interrupted write leaves an earlier file as it was), with the mode any
+    # new file gets from the umask (e.g. 0644): safetensors' save_file makes it owner-only, and an agent
+    # file is meant to be shared
+    with atomic_writer(path, binary=True) as f:
         f.write(data)
     return path
 

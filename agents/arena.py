@@ -259,13 +259,15 @@ def run_tournament(
     batch_size: int = 20000,
     progress: bool = False,
     rating: bool = True,
+    desc: str | None = None,
 ) -> TournamentResult:
     """Play a duplicate-deal tournament and return its figures (see the module docstring).
 
     ``entrants`` are agent specs (``"greedy"``, ``"ppo:model.zip"``) or :class:`Agent`
     objects, one per seat. ``deals`` deals are each played once per rotation.
     ``hands_per_session`` replaces the rules' session end by a fixed number of hands.
-    ``batch_size`` caps the games stepped together (whole deals per batch).
+    ``batch_size`` caps the games stepped together (whole deals per batch). ``desc`` names
+    the progress bar (default: the preset and the number of players).
     """
     rules, names, keys, callers, game_ent, Q, per_batch = prepare_tournament(
         rules, entrants, deals, seed, rotations, hands_per_session, batch_size)
@@ -273,7 +275,7 @@ def run_tournament(
     bar = None
     if progress:
         from tqdm import tqdm
-        bar = tqdm(total=deals * Q, unit="session", desc=f"{rules.name} x{P}", leave=False)
+        bar = tqdm(total=deals * Q, unit="session", desc=desc or f"{rules.name} x{P}", leave=False)
     t0 = time.perf_counter()
     tally, _ = play_deals(rules, keys, game_ent, callers, per_batch, bar)
     seconds = time.perf_counter() - t0

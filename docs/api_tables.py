@@ -1,9 +1,15 @@
-"""The generated tables of docs/api.md, from the code (tests/test_docs.py checks the page holds them).
+"""The generated tables of docs/api.md and the README, from the code (tests/test_docs.py and tests/test_readme.py
+check the pages hold them).
 
-    python docs/api_tables.py     # print them, to paste into docs/api.md after a change
+    python docs/api_tables.py     # print them, to paste into docs/api.md and the README after a change
+
+The README's preset and zoo tables are printed by the command line itself (``president variants --markdown``,
+``president zoo --markdown``).
 """
 
 from __future__ import annotations
+
+import argparse
 
 from president_env.core import action_id, preset, tables
 from president_env.core import observation as O
@@ -41,5 +47,68 @@ def sizes_table() -> str:
     return "\n".join(rows)
 
 
+def _commands() -> dict[str, tuple[str, argparse.ArgumentParser]]:
+    """Every subcommand of ``president``: (its one-line help, its parser)."""
+    from president_cli.main import build_parser
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    helps = {a.dest: a.help for a in sub._choices_actions}
+    return {name: (helps[name], p) for name, p in sub.choices.items()}
+
+
+def synopsis(parser: argparse.ArgumentParser) -> str:
+    """A command's arguments in one line: positionals, required options, then ``[--option VALUE]``."""
+    def one(a: argparse.Action) -> str:
+        if not a.option_strings:
+            return a.metavar or a.dest.upper()
+        if a.nargs == 0:
+            return a.option_strings[-1]
+        value = a.metavar or ("{" + ",".join(map(str, a.choices)) + "}" if a.choices else a.dest.upper())
+        return f"{a.option_strings[-1]} {value}"
+
+    actions = [a for a in parser._actions if a.dest != "help"]
+    parts = [one(a) for a in actions if not a.option_strings]
+    parts += [one(a) for a in actions if a.option_strings and a.required]
+    parts += [f"[{one(a)}]" for a in actions if a.option_strings and not a.required]
+    return " ".join(parts)
+
+
+def cli_table() -> str:
+    """Every command with its arguments and what it does (docs/api.md's command-line table)."""
+    rows = ["| command | arguments | what it does |", "|---|---|---|"]
+    for name, (text, parser) in _commands().items():
+        args = synopsis(parser).replace("|", "\\|")
+        rows.append(f"| `president {name}` | `{args}` | {text} |" if args else f"| `president {name}` | | {text} |")
+    return "\n".join(rows)
+
+
+def commands_table() -> str:
+    """Every command and what it does (the README's list)."""
+    rows = ["| command | what it does |", "|---|---|"]
+    rows += [f"| `president {name}` | {text} |" for name, (text, _) in _commands().items()]
+    return "\n".join(rows)
+
+
+def baselines_rows(baselines_md: str) -> list[list[str]]:
+    """The rows of docs/baselines.md's table of the bar (heuristic > greedy > random), as cells."""
+    start = baselines_md.index("| preset | players | sessions | hands | heuristic |")
+    lines = baselines_md[start:].split("\n\n", 1)[0].splitlines()[2:]
+    return [[c.strip() for c in line.strip("|").split("|")] for line in lines]
+
+
+def readme_baselines(baselines_md: str) -> str:
+    """The README's table of the baselines: docs/baselines.md's, less its sessions, hands and seconds."""
+    rows = ["| preset | players | heuristic | greedy | best random | H > G | G > R |",
+            "|---|---:|---|---|---|:-:|:-:|"]
+    for cells in baselines_rows(baselines_md):
+        preset_name, players, _sessions, _hands, *figures, _seconds = cells
+        rows.append("| " + " | ".join([preset_name, players, *figures]) + " |")
+    return "\n".join(rows)
+
+
 if __name__ == "__main__":
-    print(observation_table(), "", action_grid(), "", action_grid("daifugo"), "", sizes_table(), sep="\n")
+    from pathlib import Path
+
+    print(observation_table(), "", action_grid(), "", action_grid("daifugo"), "", sizes_table(), "", cli_table(),
+          "", commands_table(), "", readme_baselines((Path(__file__).parent / "baselines.md").read_text()),
+          sep="\n")

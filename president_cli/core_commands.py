@@ -50,6 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``variants``, ``simulate`` and ``replay`` to the ``president`` parser."""
     p = subparsers.add_parser("variants", help="list the presets (rule book section 7)",
                               description="The presets: name, source seeds, options that differ from the defaults.")
+    p.add_argument("--markdown", action="store_true", help="print the table of the README")
     p.set_defaults(func=cmd_variants)
 
     p = subparsers.add_parser("simulate", help="play sessions with random legal actions and write game records",
@@ -92,16 +93,33 @@ def _option_text(value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
+def _preset_rows() -> list[tuple[str, str, int, list[str]]]:
+    """(name, source, players, the options that differ as 'name value') of every preset."""
+    return [(name, source, preset(name).players, [f"{k} {_option_text(v)}" for k, v in options.items()])
+            for name, (source, options) in PRESET_TABLE.items()]
+
+
+def variants_markdown() -> str:
+    """The preset table as Markdown (the README's)."""
+    out = ["| preset | from | players | options that differ from the defaults |", "|---|---|---:|---|"]
+    for name, source, players, diff in _preset_rows():
+        options = ", ".join(f"`{d}`" for d in diff) or "none (the defaults)"
+        out.append(f"| `{name}` | {source} | {players} | {options} |")
+    return "\n".join(out)
+
+
 def cmd_variants(args: argparse.Namespace) -> int:
     """Print the preset table."""
-    table = Table(title="President presets (rule book section 7)")
+    if args.markdown:
+        print(variants_markdown())
+        return 0
+    table = Table(title=f"President presets (rule book section 7): {len(PRESET_TABLE)}")
     table.add_column("preset", style="bold", no_wrap=True)
     table.add_column("from")
     table.add_column("players", justify="right")
     table.add_column("options that differ from the defaults")
-    for name, (source, options) in PRESET_TABLE.items():
-        diff = ", ".join(f"{k} {_option_text(v)}" for k, v in options.items()) or "none (the defaults)"
-        table.add_row(name, source, str(preset(name).players), diff)
+    for name, source, players, diff in _preset_rows():
+        table.add_row(name, source, str(players), ", ".join(diff) or "none (the defaults)")
     Console().print(table)
     return 0
 

@@ -7,11 +7,17 @@ adds its subcommands and sets ``func`` (``args -> exit status``) on each.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
-from agents.base import PolicyError
-from president_cli import argtypes, core_commands, evaluate, play, serve, train, zoo
+# NumPy's BLAS on one thread unless told otherwise (before NumPy loads): the agents multiply small matrices,
+# where a second thread only waits, and on a busy 2-core machine it made a zoo agent's tournament four times slower
+for _name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+from agents.base import PolicyError  # noqa: E402
+from president_cli import argtypes, core_commands, evaluate, play, serve, train, zoo  # noqa: E402
 
 # One line per module that adds subcommands (variants, simulate, replay; later evaluate, train, play).
 COMMAND_MODULES = [
@@ -24,9 +30,20 @@ COMMAND_MODULES = [
 ]
 
 
+def package_version() -> str:
+    """The installed package's version (``0+unknown`` when run from a source tree that is not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("president")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser with every module's subcommands."""
     parser = argparse.ArgumentParser(prog="president", description="President card game: rules, records, agents.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in COMMAND_MODULES:
         module.register(sub)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+import textwrap
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -131,7 +132,7 @@ def build_opponents(rules: Rules, specs: Sequence[str | Agent], trust_pickle: bo
         try:
             out.append(make_agent(spec, rules, trust_pickle=trust_pickle))
         except (ValueError, OSError, ImportError) as e:
-            raise UsageError(f"opponent {spec!r}: {e} (agents: {', '.join(agent_names())})") from None
+            raise UsageError(f"opponent {spec!r}: {e}") from None
     return out
 
 
@@ -281,6 +282,7 @@ def play_session(
     start_ranks: str | None = None,
     delay: float = 0.0,
     auto_single: bool = True,
+    width: int | None = None,
 ) -> PlayResult:
     """Play one session with a person at player ``human`` reading ``inp`` and writing ``out``.
 
@@ -289,7 +291,8 @@ def play_session(
     ``president_env.env(...).reset(seed=seed)``); the opponents draw from
     ``numpy.random.SeedSequence(seed)``. With ``auto_single`` a decision with one
     legal move is made for the person and shown. ``delay`` pauses after each
-    opponent move (seconds).
+    opponent move (seconds). Lines keep within ``width`` columns (default: the
+    terminal's, 80 when unknown).
     """
     inp = sys.stdin if inp is None else inp
     out = sys.stdout if out is None else out
@@ -312,9 +315,11 @@ def play_session(
     records: list[dict[str, Any]] = []
     decisions = 0
 
+    width = width or shutil.get_terminal_size((80, 24)).columns
+
     def say(lines: Sequence[str]) -> None:
-        for line in lines:
-            out.write(line + "\n")
+        for line in (part for item in lines for part in item.split("\n")):
+            out.write(wrap(line, width) + "\n")
         out.flush()
 
     say([f"President: preset {rules.name}, {P} players, seed {seed}. You are player {human}; opponents: "
@@ -335,13 +340,13 @@ def play_session(
                     draw = True
                     while action is None:
                         if draw:
-                            say(["", render(rules, st, viewer=human, agents=table.agents)])
+                            say(["", render(rules, st, viewer=human, agents=table.agents, width=width)])
                             trade = ex and int(exchange_kind(rules, st)[0]) > 0
                             claim = not ex and int(st.claim_rank[0]) >= 0
                             head = ("choose a card to trade:" if trade else "give back a card:") if ex else (
                                 "you may claim a quick clear:" if claim else "your moves:")
                             say([head] + move_lines([describe_action(rules, int(a), exchange=ex, trade=trade,
-                                                                     claim=claim) for a in legal]))
+                                                                     claim=claim) for a in legal], width))
                             draw = False
                         choice = read_choice(len(legal), inp, out, ("your trade" if trade else "your give-back") if ex
                                              else "your move")
@@ -387,6 +392,14 @@ def _poker_play(rules: Rules, before: State, moved: np.ndarray) -> str:
     """The poker play a last pick made, by name: 'full house, sevens over fours'."""
     names = [tables(rules).card_names[c] for c in np.flatnonzero(moved)]
     return play_words(rules, int(before.poker_claim[0]), names)
+
+
+def wrap(line: str, width: int) -> str:
+    """A line of text broken at spaces to ``width`` columns, the follow-on lines indented under it."""
+    if len(line) <= width:
+        return line
+    indent = " " * (len(line) - len(line.lstrip()) + 4)
+    return textwrap.fill(line, width, subsequent_indent=indent, break_on_hyphens=False, break_long_words=False)
 
 
 def move_lines(moves: Sequence[str], width: int | None = None, one_column_up_to: int = 24) -> list[str]:

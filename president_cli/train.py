@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -38,14 +39,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                               description="Fit a MaskablePPO agent on the batched VecEnv against a pool of the "
                                           "scripted baselines and snapshots of itself; evaluate it at intervals "
                                           "and at the end against the baselines in duplicate-deal tournaments.")
-    p.add_argument("--preset", type=preset_name, default="president", help=f"one of: {', '.join(PRESETS)}")
+    p.add_argument("--preset", type=preset_name, default="president",
+                   help=f"the variant (default president), one of: {', '.join(PRESETS)}")
     p.add_argument("--players", type=int, default=None, help="number of players (default: the preset's)")
-    p.add_argument("--timesteps", type=timesteps_count, default=5_000_000, help="learner decisions in total")
+    p.add_argument("--timesteps", type=timesteps_count, default=5_000_000,
+                   help="learner decisions of PPO in total, a cap beside --minutes (default 5,000,000)")
     p.add_argument("--out", required=True,
                    help="output folder (model, checkpoints, eval.csv, TensorBoard logs); one that holds files is "
                         "refused unless --resume or --force")
-    p.add_argument("--seed", type=seed_value, default=0)
-    p.add_argument("--minutes", type=minutes_value, default=None, help="wall-clock budget (stops early when reached)")
+    p.add_argument("--seed", type=seed_value, default=0,
+                   help="seed of the games, the network's first weights and the evaluations' deals (default 0)")
+    p.add_argument("--minutes", type=minutes_value, default=None,
+                   help="wall-clock budget of the whole run: the warm start takes its share, then PPO, then the "
+                        "final evaluation (default: no limit; --timesteps alone ends the run); with --backend rllib "
+                        "it bounds the PPO iterations")
     p.add_argument("--resume", default=None,
                    help="continue from a checkpoint of the same rules: a zip (sb3), an RLlib checkpoint folder "
                         "(rllib, with --trust-pickle)")
@@ -54,13 +61,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--checkpoint-every", type=int_range(1, MAX_TIMESTEPS), default=None, metavar="N",
                    help="save a checkpoint and its agent file every N learner steps (sb3, default 1,000,000) or "
                         "N PPO iterations (rllib, default 10); Ctrl-C saves one too")
-    p.add_argument("--eval-deals", type=deals_count, default=None, help="duplicate deals per evaluation")
+    p.add_argument("--eval-deals", type=deals_count, default=None,
+                   help="duplicate deals per evaluation during training (default: the settings' eval_deals, 200)")
     p.add_argument("--final-deals", type=int_range(0, MAX_DEALS), default=1000,
-                   help="duplicate deals of the final evaluation")
+                   help="duplicate deals of the final evaluation against each baseline (default 1000; 0: none)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                    help="override a training setting (JSON value): of training/hyperparams.py, e.g. n_envs=128; "
                         "with --backend rllib of RllibSettings in training/rllib_train.py, e.g. train_batch=8192")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--backend", choices=BACKENDS, default="sb3",
                    help="sb3: MaskablePPO on the batched VecEnv, one process (default); rllib: multi-agent PPO on "
                         "Ray RLlib, every seat a policy (the ray extra)")
@@ -81,20 +89,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("train-all", help="fit every preset in turn within a budget; table and plot",
                               description="Train every preset (or --presets) for --minutes each, then write "
                                           "results.md, results.csv and learning_curves.png in --out.")
-    p.add_argument("--presets", default="all", help="comma-separated preset names, or all")
-    p.add_argument("--minutes", type=minutes_value, default=10.0, help="wall-clock budget per preset")
-    p.add_argument("--timesteps", type=timesteps_count, default=100_000_000, help="cap per preset")
+    p.add_argument("--presets", default="all", help="comma-separated preset names, or all (default all)")
+    p.add_argument("--minutes", type=minutes_value, default=10.0,
+                   help="wall-clock budget of each preset's run, its final evaluation included (default 10)")
+    p.add_argument("--timesteps", type=timesteps_count, default=100_000_000,
+                   help="cap on each preset's PPO learner decisions (default 100,000,000)")
     p.add_argument("--out", default="runs/all",
-                   help="output folder, one folder per preset in it (one that holds files is refused unless --force)")
+                   help="output folder: one subfolder per preset, results.md, results.csv, learning_curves.png "
+                        "(default runs/all; one that holds files is refused unless --force)")
     p.add_argument("--force", action="store_true", help="write over the presets' folders in --out")
-    p.add_argument("--seed", type=seed_value, default=0)
+    p.add_argument("--seed", type=seed_value, default=0, help="seed of every preset's run (default 0)")
     p.add_argument("--final-deals", type=int_range(0, MAX_DEALS), default=1000,
-                   help="duplicate deals of each final evaluation")
+                   help="duplicate deals of each final evaluation against greedy (default 1000)")
     p.add_argument("--final-heuristic-deals", type=int_range(0, MAX_DEALS), default=None,
                    help="deals of the final match against the heuristic (default: --final-deals)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                    help="override a training setting for every preset (JSON value), e.g. imitation_epochs=4")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_train_all)
 
     p = subparsers.add_parser("export-agent", help="convert a stable-baselines3 model zip to a safe agent file",
@@ -106,7 +117,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--preset", type=preset_name, default=None,
                    help="the rules, when the zip has no president.json (default: the zip's)")
     p.add_argument("--players", type=int, default=None, help="number of players with --preset")
-    p.add_argument("--command", default=None,
+    p.add_argument("--command", dest="train_command", default=None, metavar="CMD",
                    help="the command that trained the model, recorded in the file (zips that president train "
                         "writes carry it already; this names it for older ones or wins over theirs)")
     p.add_argument("--float16", action="store_true",
@@ -138,6 +149,11 @@ def cmd_train(args: argparse.Namespace) -> int:
     given = [f"--{n.replace('_', '-')}" for n, default in RLLIB_DEFAULTS.items() if getattr(args, n) != default]
     if given:
         raise UsageError(f"{', '.join(given)} go with --backend rllib")
+    started = time.time()
+    if not args.no_progress:   # at once: loading torch and stable-baselines3 takes seconds
+        budget = f"{args.minutes:g} min in all" if args.minutes is not None else f"{args.timesteps:,} PPO decisions"
+        print(f"president train: {args.preset}, {budget}, into {args.out}; loading torch and stable-baselines3 ...",
+              file=sys.stderr, flush=True)
     from agents.sb3_policy import ModelError
     from training.train import TrainArgs, TrainingInterrupted, format_result, train
 
@@ -146,7 +162,7 @@ def cmd_train(args: argparse.Namespace) -> int:
                       final_deals=args.final_deals, progress=not args.no_progress, settings=_settings(args.set),
                       checkpoint_every=args.checkpoint_every or CHECKPOINT_EVERY["sb3"], force=args.force)
     try:
-        result = train(targs)
+        result = train(targs, started)
     except (ModelError, RulesError, ValueError) as e:
         raise UsageError(str(e)) from None
     except TrainingInterrupted as e:
@@ -203,7 +219,7 @@ def cmd_export_agent(args: argparse.Namespace) -> int:
         if args.preset is not None:
             rules = preset(args.preset, **({"players": args.players} if args.players else {}))
         path = export_sb3_zip(args.model, args.out, rules=rules, dtype="float16" if args.float16 else "float32",
-                              made_by={"command": args.command} if args.command else None)
+                              made_by={"command": args.train_command} if args.train_command else None)
     except (AgentFileError, FileNotFoundError, RulesError) as e:
         raise UsageError(str(e)) from None
     print(f"wrote {path}")

@@ -32,18 +32,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                               description="Play the agent against three copies (players - 1) of the heuristic "
                                           "and of greedy; add it to agents/zoo only if it beats both with a 95% "
                                           "interval above zero.")
-    p.add_argument("--preset", type=preset_name, required=True)
+    p.add_argument("--preset", type=preset_name, required=True, help="the variant the agent plays")
     p.add_argument("--agent", type=Path, required=True, help="the agent file (*.agent.safetensors)")
     p.add_argument("--deals", type=int_range(1, MAX_DEALS), default=MIN_DEALS,
-                   help=f"duplicate deals (at least {MIN_DEALS})")
-    p.add_argument("--seed", type=seed_value, default=0)
+                   help=f"duplicate deals (at least {MIN_DEALS}, the default)")
+    p.add_argument("--seed", type=seed_value, default=0, help="seed of the deals (default 0)")
     p.add_argument("--train-command", required=True, help="the exact command that trained the agent")
     p.add_argument("--train-minutes", type=float_range(0, MAX_MINUTES), required=True,
                    help="wall-clock minutes of that training")
     p.add_argument("--export-command", default=None,
                    help="the exact command that wrote the agent file from the trained model, when it was not "
                         "the file training wrote (e.g. president export-agent ... --float16)")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_zoo_add)
 
 

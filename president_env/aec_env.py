@@ -96,12 +96,13 @@ Given deals
     may be written for ``T``). The deal must name every agent and split the pack
     exactly as a deal does: every card to exactly one player, hands of
     ``C // P`` or ``C // P + 1`` cards. Anything else raises ``ValueError``.
+    Other keys of ``options`` are ignored (as Gymnasium's and PettingZoo's envs
+    ignore options they do not know; PettingZoo's ``api_test`` passes one).
 """
 
 from __future__ import annotations
 
 import operator
-import warnings
 from typing import Any
 
 import gymnasium
@@ -332,10 +333,7 @@ class raw_env(AECEnv):
             self._key_rng = np.random.default_rng(seed)
         keys = make_keys(1, self._key_rng)
         deal = None
-        if options:
-            unknown = sorted(set(options) - {"deal"})
-            if unknown:
-                warnings.warn(f"reset options {unknown} are not used (known: 'deal')", stacklevel=2)
+        if options:  # other keys are ignored, as Gymnasium and PettingZoo envs do (PettingZoo's api_test sends one)
             if options.get("deal") is not None:
                 deal = deal_from_names(self.rules, options["deal"], self.possible_agents)
         start = "random" if self._random_ranks else self._start_ranks

@@ -3,7 +3,7 @@
 ==========================================  ====================================================
 endpoint                                    what it does
 ==========================================  ====================================================
-``GET /``                                   the page (Watch and Play)
+``GET /``                                   the page (Watch and Play); ``/favicon.ico`` its icon
 ``GET /api/meta``                           presets (players, source), agent names, the zoo, the agent
                                             files of ``--agents-dir`` by name (``files``)
 ``GET /api/records``                        the records file given on the command line, if any
@@ -150,6 +150,10 @@ def create_app(records: RecordSet | None = None, *, limits: Limits | None = None
     @app.get("/")
     def index() -> FileResponse:
         return FileResponse(STATIC / "index.html")
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:   # browsers ask for it before they read the page's icon link
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
 
     @app.get("/api/meta")
     def meta() -> dict[str, Any]:

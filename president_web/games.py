@@ -58,6 +58,7 @@ from president_env.core.render import rank_name
 
 from .agents import AgentRefused, AgentShelf
 from .limits import Limits
+from .seats import LastPlays
 from .views import (
     NotFound,
     cards_view,
@@ -150,6 +151,7 @@ class PlaySession:
         self.records: list[str] = []     # the finished hands' records, one JSON line each
         self.log: list[str] = [f"{rules.name}, {P} players, seed {seed}. You are player {self.human}."]
         self.top: list[str] | None = None
+        self.last = LastPlays(P)
         self.decisions = 0
         self._hand_start()
         self.advance(agent_seconds)
@@ -179,7 +181,7 @@ class PlaySession:
             "seed": self.seed,
             "decision": self.decisions,
             "waiting": self.waiting,
-            "table": table_view(self.rules, st, self.human, self.agents, top_cards=self.top),
+            "table": table_view(self.rules, st, self.human, self.agents, top_cards=self.top, last=self.last.view()),
             "hand": cards_view(self.rules, st.hands[0, seat]),
             "your_turn": mine,
             "legal": legal_moves(self.rules, st) if mine else [],
@@ -405,6 +407,7 @@ class PlaySession:
         if poker_quiet(rules, before, action, cards) and not finished:
             return  # a claim or a pick before the last: the play is shown once, when it is made
         words = decision_words(rules, before, action, cards)
+        self.last.heard(rules, before, st, actor, action, words, cards)
         # Everyone sees a play's cards; a give-back or a merchant's pick only its maker (and its receiver, below).
         shown = cards if (step_prompt in ("play", "claim") or actor == self.human) else None
         self.log.append(f"{self.who(actor)}: {words}" + (f" ({' '.join(shown)})" if shown else "") + note)
@@ -427,13 +430,14 @@ class PlaySession:
         if int(st.direction[0]) != before_dir:
             self.log.append("the direction of play is reversed")
         if int(st.top_owner[0]) < 0 and int(st.phase[0]) == PLAY:
-            self.log.append(f"trick over; {self.who(int(current_player(st)[0]))} leads")
+            leader = int(current_player(st)[0])
+            self.log.append(f"trick over; {self.who(leader)} {'lead' if leader == self.human else 'leads'}")
 
     def _hand_over(self, rec: dict[str, Any]) -> None:
         st, P = self.state, self.rules.players
         self.records.append(json.dumps(rec, ensure_ascii=False, separators=(",", ":")))
         self.top = None
-        self.log.append(f"hand {rec['hand'] + 1} over: " + ", ".join(
+        self.log.append(f"hand {rec['hand']} over: " + ", ".join(
             f"{i + 1}. {self.who(p)} ({rank_name(i, P)}) {rec['points'][p]:+d}"
             for i, p in enumerate(rec["finish_order"])))
         if len(self.records) >= self.max_hands and int(st.phase[0]) != OVER:
@@ -447,7 +451,8 @@ class PlaySession:
 
     def _hand_start(self) -> None:
         st, P = self.state, self.rules.players
-        self.log.append(f"hand {int(st.hand_no[0]) + 1}: {self.who(int(current_player(st)[0]))} to "
+        self.last.new_hand()
+        self.log.append(f"hand {int(st.hand_no[0])}: {self.who(int(current_player(st)[0]))} to "
                         + ("lead" if int(st.phase[0]) == PLAY else "give back first"))
         ranks = [f"{self.who(int(st.seat_player[0, s]))} {rank_name(int(st.social[0, s]), P)}"
                  for s in range(P) if st.social[0, s] >= 0]

@@ -65,14 +65,19 @@ def cards_view(rules: Rules, row: np.ndarray) -> list[dict[str, Any]]:
 
 def match_token(rules: Rules, card: int) -> str:
     """What identifies a card among a move's cards: its kind on rank-based rules (the engine picks the
-    suits), its name on card-level rules (``*`` for a wild card: the engine picks which wild cards go)
-    and in poker (every pick names its card)."""
+    suits), its name on card-level rules (``*`` for a wild card: the engine picks which wild cards go;
+    ``*D`` where sets name their wild cards' suits, ``Rules.names_wild_cards``) and in poker (every pick
+    names its card)."""
     t = tables(rules)
     if rules.poker:
         return t.card_names[card]
     if not rules.card_level:
         return t.kinds[t.card_kind[card]]
-    return "*" if t.card_wild[card] else t.card_names[card]
+    if not t.card_wild[card]:
+        return t.card_names[card]
+    if rules.names_wild_cards and t.card_suit[card] >= 0:
+        return "*" + rules.suit_order[t.card_suit[card]]
+    return "*"
 
 
 def names_view(rules: Rules, names: Sequence[str]) -> list[dict[str, Any]]:
@@ -231,13 +236,16 @@ def next_top(rules: Rules, after: State, cards: Sequence[str], top: list[str] | 
 
 
 def table_view(rules: Rules, state: State, viewer: int | None, agents: Sequence[str],
-               game: int = 0, points: Sequence[int] | None = None,
-               top_cards: Sequence[str] | None = None) -> dict[str, Any]:
+               game: int = 0, top_cards: Sequence[str] | None = None, *, session: bool = True,
+               hand_points: Sequence[int] | None = None,
+               last: Sequence[dict[str, Any] | None] | None = None) -> dict[str, Any]:
     """The table of one game as ``viewer`` sees it (``None``: every hand shown).
 
-    ``points`` replaces the session points (a record holds one hand, so its page
-    shows the points of that hand instead); ``top_cards`` are the cards of the play
-    on top (see :func:`next_top`).
+    ``top_cards`` are the cards of the play on top (see :func:`next_top`). Each seat's
+    ``points`` are the session's, as the command line shows them; ``session=False`` (a
+    record, which holds one hand) leaves them out. ``hand_points`` (by player) are the
+    points of a hand that is over; ``last`` (by player) what each did last this hand
+    (:class:`~president_web.seats.LastPlays`).
     """
     b, P = game, rules.players
     t = tables(rules)
@@ -257,7 +265,9 @@ def table_view(rules: Rules, state: State, viewer: int | None, agents: Sequence[
             "passed": bool(state.passed[b, s]) and phase != OVER,
             "place": fin + 1 if fin >= 0 else None,
             "rank": rank_name(int(state.social[b, s]), P),
-            "points": int(points[p]) if points is not None else int(state.points[b, p]),
+            "points": int(state.points[b, p]) if session else None,
+            "hand_points": int(hand_points[p]) if hand_points is not None else None,
+            "last": last[p] if last is not None else None,
             "acting": phase != OVER and int(state.current[b]) == s,
             "exposed": t.card_names[int(state.exposed[b, s])] if state.exposed[b, s] >= 0 else None,
         })

@@ -32,6 +32,7 @@ from president_env.core.records import RecordError, ReplayError, iter_record_lin
 from president_env.core.render import rank_name
 
 from .limits import Limits
+from .seats import LastPlays
 from .views import NotFound, decision_words, next_top, poker_quiet, poker_step_words, table_view
 
 MAX_RECORDS_BYTES = 64 * 1024 * 1024   # a records file given on the command line
@@ -106,9 +107,9 @@ class RecordSet:
             raise RecordsError(f"viewer must be a player 0..{P - 1} (or all), got {viewer}")
         rules = rules_of(rec)
         agents = rec["agents"]
-        zero = [0] * P
         frames: list[dict[str, Any]] = []
-        intro = [f"{rec['preset']}, session {rec['session']}, hand {rec['hand'] + 1}; dealer seat {rec['dealer']}"]
+        last_plays = LastPlays(P)
+        intro = [f"{rec['preset']}, session {rec['session']}, hand {rec['hand']}; dealer seat {rec['dealer']}"]
         if rec["prev_ranks"] is not None:
             intro.append("ranks: " + ", ".join(f"p{p} {rank_name(r, P)}" for p, r in enumerate(rec["prev_ranks"])))
         for g in rec["exchanges"]:
@@ -120,7 +121,7 @@ class RecordSet:
             for step in replay_steps(rec):
                 if step.index == 0:
                     frames.append({"event": " | ".join(intro), "table": table_view(
-                        rules, step.before, viewer, agents, points=zero)})
+                        rules, step.before, viewer, agents, session=False, last=last_plays.view())})
                 d = step.decision
                 is_play = int(step.before.phase[0]) == PLAY
                 seen = viewer is None or viewer == d["agent"]
@@ -128,6 +129,7 @@ class RecordSet:
                     words = poker_step_words(rules, d["action"], seen)
                 else:
                     words = decision_words(rules, step.before, d["action"], d["cards"])
+                    last_plays.heard(rules, step.before, step.after, d["agent"], d["action"], words, d["cards"])
                 shown = d["cards"] if (is_play or seen) else None
                 event = f"p{d['agent']} {agents[d['agent']]}: {words}" + (f" ({' '.join(shown)})" if shown else "")
                 last = step.index == len(rec["decisions"]) - 1
@@ -137,9 +139,12 @@ class RecordSet:
                     event += " | hand over: " + ", ".join(
                         f"{i + 1}. p{p} ({rank_name(i, P)}) {rec['points'][p]:+d}"
                         for i, p in enumerate(rec["finish_order"]))
-                frames.append({"event": event, "table": table_view(
-                    rules, step.after, viewer, agents, points=rec["points"] if last else zero,
-                    top_cards=None if last else top)})
+                table = table_view(rules, step.after, viewer, agents, top_cards=None if last else top, session=False,
+                                   hand_points=rec["points"] if last else None, last=last_plays.view())
+                if last:   # the record's one hand is over, not its session
+                    table.update(phase="hand over", prompt="hand over", hand_no=rec["hand"],
+                                 top_text="nothing (hand over)")
+                frames.append({"event": event, "table": table})
         except (RecordError, ReplayError) as e:
             raise RecordsError(f"{self.name}, hand {index}: does not replay: {e}") from None
         return {"summary": self.summaries()[index], "viewer": viewer, "frames": frames}

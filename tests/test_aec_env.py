@@ -40,6 +40,20 @@ def test_api_and_seed_player_counts(players):
         seed_test(lambda: president_env.env("president", players=players, start_ranks="random"), num_cycles=40)
 
 
+def test_api_test_raises_no_warning_of_ours():
+    # PettingZoo's api_test resets with an option the env does not know: ignored, without a warning
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(president_env.env("president", episode="hand"), num_cycles=10)
+    ours = [w for w in caught if "president_env" in w.filename or "reset option" in str(w.message)]
+    assert not ours, [str(w.message) for w in ours]
+    env = president_env.env("president")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        env.reset(seed=1, options={"something_else": 1})
+    assert env.agents == env.possible_agents
+
+
 def test_full_session_terminates_every_agent():
     env = president_env.env("president", players=4, target_points=3)
     env.reset(seed=3)

@@ -67,10 +67,32 @@ def test_baselines_play_legally_with_other_table_sizes(players: int) -> None:
      "reset_ranks": {"2"}, "revolution_reset_rank": "3", "decks": 2, "players": 6, "hand_assignment": "expose"},
     {"players": 5, "power_ranks": {"A": [2]}, "transparent_rank": "3", "four_of_a_kind": "revolution",
      "revolution_reset_rank": "K", "compulsory_beat": True, "pass_rule": "locks_out"},
+    # sets that name their wild cards' suits (section 8 fine point 10), with a wild joker and runs too
+    {"suit_rule": "rank", "wild_ranks": {"2", "JK"}, "jokers": 1, "joker_mode": "wild", "runs": 3,
+     "four_of_a_kind": "revolution"},
+    {"suit_rule": "colour", "wild_ranks": {"9"}, "players": 5},
 ])
 def test_baselines_play_legally_under_custom_rules(options: dict) -> None:
     rules = Rules(hands_per_session=3, **options)
     assert play_sessions(rules, list(BASELINES), games=8, seed=3, start_ranks="random")[0] > 0
+
+
+def test_the_agents_spend_their_weakest_wild_card_where_the_suit_does_not_matter() -> None:
+    # sets name their wild cards' suits (fine point 10): a lead of a pair of sevens takes the wild club
+    from agents._cards import pick_cards
+    from president_env.core.actions import card_action_id, rank_table
+
+    rules = Rules(suit_rule="rank", wild_ranks={"9"}, rank_order="3 4 5 6 7 8 9", players=4, first_lead="dealer",
+                  hands_per_session=1, exchange=(1,))
+    st = game(rules, ["7C 9C 9S", "4C 4D", "5C 5D", "6C 6D"], rest_to=3)
+    obs = observe(rules, st, current_player(st))
+    club, spade = card_action_id(rules, ["7C", "9C"]), card_action_id(rules, ["7C", "9S"])
+    assert st.legal[0, club] and st.legal[0, spade] and club != spade
+    pair7 = 1 + tables(rules).play_ranks.index("7") * rules.max_set + 1
+    assert rank_table(rules).size[pair7] == 2
+    assert int(pick_cards(rules, obs, st.legal, np.array([pair7]))[0]) == club
+    st.legal[0, club] = False                                   # the club not allowed: the spade it is
+    assert int(pick_cards(rules, obs, st.legal, np.array([pair7]))[0]) == spade
 
 
 # --------------------------------------------------------------------------- the interface

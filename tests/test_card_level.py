@@ -3,7 +3,8 @@
 hand-built hands; then the card-level give-backs, records and random games of the new presets.
 
 Moves are written as the natural cards an action names, in deck order, as ``action_table`` lists them:
-``"7C"``, ``"7C 7H"``, ``"7C +1"`` (one wild card added), ``"+2"`` (two wild cards alone),
+``"7C"``, ``"7C 7H"``, ``"7C +1"`` (one wild card added), ``"+2"`` (two wild cards alone), and where
+a set names its wild cards' suits (``Rules.names_wild_cards``) ``"7C +S"`` (a wild spade), ``"+C D"``,
 ``"run 5S 6S 7S"`` (a run names every card of its window, wild cards standing for the ones not held),
 ``"pass"``.
 """
@@ -57,6 +58,8 @@ def _name(r: Rules, i: int) -> str:
     if int(at.run[i]):  # a window with a high card in it names fewer cards than its length
         return f"run {cards}" + (f" ({int(at.run[i])})" if len(at.cards[i]) < int(at.run[i]) else "")
     w = int(at.wild[i])
+    if at.names_wild and w:
+        w = " ".join(at.wild_suits[i])
     return (f"{cards} +{w}" if cards else f"+{w}") if w else cards
 
 
@@ -122,14 +125,48 @@ class TestSuitRank:
         st = go(r, st, (0, "7D 7H"))
         assert moved(r, st) == ["7D", "7H"] and on_top(r, st) == ["7D", "7H"] and "7C" in hand(r, st, 0)
 
-    def test_the_least_wild_card_held_is_the_one_used(self) -> None:
+    def test_a_set_names_the_suits_of_its_wild_cards(self) -> None:
+        # section 8 fine point 10: with a suit rule, 7C + 9C and 7C + 9S are two actions (nines wild)
         r = R(suit_rule="rank", wild_ranks={"9"})
+        assert r.names_wild_cards and action_table(r).names_wild
         st = game(r, ["7C 9C 9S 3C", "4C", "5C", "6C"], rest_to=3)
-        st = go(r, st, (0, "7C +1"))
-        assert moved(r, st) == ["7C", "9C"]                      # 9C before 9S
+        assert {"7C +C", "7C +S", "7C +C S", "+C", "+S", "+C S"} <= moves(r, st)
+        assert "7C +D" not in moves(r, st)                       # no wild diamond held
+        assert go(r, st, (0, "7C +S")) is not None and moved(r, go(r, st, (0, "7C +S"))) == ["7C", "9S"]
+        assert moved(r, go(r, st, (0, "7C +C"))) == ["7C", "9C"]
+
+    def test_a_chosen_wild_card_beats_where_the_weakest_does_not(self) -> None:
+        r = R(suit_rule="rank", wild_ranks={"9"})
         st = game(r, ["7D 7H 3C", "7C 9C 9S 4C", "5C", "6C"], rest_to=3)
         st = go(r, st, (0, "7D 7H"))
-        assert "7C +1" not in moves(r, st)                       # it would take 9C: clubs are below hearts
+        assert "7C +S" in moves(r, st)                           # 9S: a spade beats the hearts on top
+        assert "7C +C" not in moves(r, st)                       # the weakest wild card, 9C: clubs only
+        st = go(r, st, (1, "7C +S"))
+        assert on_top(r, st) == ["7C", "9S"] and "9C" in hand(r, st, 1)
+
+    def test_the_least_wild_card_of_a_named_suit_is_used(self) -> None:
+        r = R(suit_rule="rank", wild_ranks={"9", "4"})          # two wild ranks: 4S before 9S (rank order)
+        st = game(r, ["7C 9S 4S 3C", "5C", "6C", "8C"], rest_to=3)
+        assert "7C +S S" in moves(r, st) and "7C +S" in moves(r, st)
+        assert moved(r, go(r, st, (0, "7C +S"))) == ["4S", "7C"]
+
+    def test_two_decks_name_each_wild_suit_with_its_copies(self) -> None:
+        r = R(suit_rule="rank", wild_ranks={"9"}, decks=2)
+        st = game(r, ["7C 9S 9S 9C 4C", "7D 7H 3C", "5C", "6C"], rest_to=3)
+        assert {"7C +S", "7C +C", "7C +S S", "7C +C S", "+S S", "+C S S"} <= moves(r, st)
+        assert moved(r, go(r, st, (0, "7C +S S"))) == ["7C", "9S", "9S"]
+        st = go(r, st, (0, "7C +C"))
+        assert "7D 7H" in moves(r, st)                         # hearts beat the wild club
+        st = go(r, game(r, ["7C 9S 9S 9C 4C", "7D 7H 3C", "5C", "6C"], rest_to=3), (0, "7C +S"))
+        assert "7D 7H" not in moves(r, st)                     # not the wild spade
+
+    def test_a_wild_card_is_given_back_by_its_suit(self) -> None:
+        r = R(suit_rule="colour", wild_ranks={"9"})
+        st = game(r, ["7C 3C 4D", "5C", "6C", "9S 9D 8C"], rest_to=3, start_ranks=[0, 1, 2, 3])
+        assert int(st.phase[0]) == EXCHANGE and actor(st) == 0 and "9S" in hand(r, st, 0)   # the best card came
+        assert moves(r, st) == {"7C", "3C", "4D", "+S"}
+        st = go(r, st, (0, "+S"))
+        assert moved(r, st) == ["9S"] and "9S" in hand(r, st, 3)
 
     def test_sets_of_one_rank_compare_by_their_strongest_suit(self) -> None:
         r = R(suit_rule="rank")
@@ -176,22 +213,22 @@ class TestSuitRank:
         r = R(suit_rule="rank", wild_ranks={"9"})
         st = game(r, ["7D 7H 3C", "7C 9S 4C", "5C", "6C"], rest_to=3)
         st = go(r, st, (0, "7D 7H"))
-        assert "7C +1" in moves(r, st)                           # 9S stands in: its spade is the strongest suit
-        st = go(r, st, (1, "7C +1"))
+        assert "7C +S" in moves(r, st)                           # 9S stands in: its spade is the strongest suit
+        st = go(r, st, (1, "7C +S"))
         assert sorted(moved(r, st)) == ["7C", "9S"]
         st = game(r, ["7D 7H 3C", "7C 9C 4C", "5C", "6C"], rest_to=3)
         st = go(r, st, (0, "7D 7H"))
-        assert "7C +1" not in moves(r, st)                       # 7C and 9C: clubs only
+        assert "7C +C" not in moves(r, st)                       # 7C and 9C: clubs only
 
     def test_all_wild_sets_stay_equal(self) -> None:
         r = R(suit_rule="rank", wild_ranks={"9"})
         st = game(r, ["9C 3C", "9S 4C", "5C", "6C"], rest_to=3)
-        st = go(r, st, (0, "+1"))
+        st = go(r, st, (0, "+C"))
         assert moved(r, st) == ["9C"]
-        assert "+1" not in moves(r, st)                          # 9S alone is an all-wild single: equal
+        assert "+S" not in moves(r, st)                          # 9S alone is an all-wild single: equal
         r = R(suit_rule="rank", wild_ranks={"9"}, equal_rank_beats=True)
-        st = go(r, game(r, ["9C 3C", "9S 4C", "5C", "6C"], rest_to=3), (0, "+1"))
-        assert "+1" in moves(r, st)
+        st = go(r, game(r, ["9C 3C", "9S 4C", "5C", "6C"], rest_to=3), (0, "+C"))
+        assert "+S" in moves(r, st)
 
     def test_a_higher_rank_still_beats_whatever_its_suit(self) -> None:
         r = R(suit_rule="rank")
@@ -232,7 +269,7 @@ class TestFollowSuit:
     @pytest.mark.parametrize("options, single", [
         ({"jokers": 1}, "JK"),                                   # a joker of joker_mode high
         ({"jokers": 1, "joker_mode": "wild", "wild_ranks": {"JK"}}, "+1"),
-        ({"wild_ranks": {"9"}}, "+1"),                           # a wild nine: its printed club binds nothing
+        ({"wild_ranks": {"9"}}, "+C"),                           # a wild nine: its printed club binds nothing
     ])
     def test_a_joker_or_wild_single_follows_any_suit(self, options, single) -> None:
         r = R(suit_rule="follow", **options)
@@ -330,7 +367,7 @@ class TestReversingColour:
         assert "7D +1" not in moves(r, st)
         r = R(suit_rule="colour", wild_ranks={"9"})               # a wild nine counts as no colour, printed red
         st = go(r, game(r, ["7C 7S 3C", "7D 9H 4C", "5C", "6C"], rest_to=3), (0, "7C 7S"))
-        assert "7D +1" not in moves(r, st)
+        assert "7D +H" not in moves(r, st)
         r = R(suit_rule="colour", jokers=2, equal_rank_beats=True)
         st = go(r, game(r, ["JK 3C", "JK 4C", "5C", "6C"], rest_to=3), (0, "JK"))
         assert "JK" not in moves(r, st)                          # jokers have no colour
@@ -588,6 +625,20 @@ class TestRuns:
         assert int(st.claim_rank[0]) == -1 and actor(st) == 1
         st = go(r, game(r, ["7S 3C", "4C", "7C 7D 7H", "4D"], rest_to=3), (0, "7S"))
         assert int(st.claim_rank[0]) >= 0 and actor(st) == 2    # a single seven would be claimed
+
+    @pytest.mark.parametrize("options, hand0, run", [
+        ({}, "4C 5C 6C 7C 3C", "run 4C 5C 6C 7C"),                                 # four natural cards
+        ({"rank_order": FULL, "wild_ranks": {"2", "3"}, "first_lead": "dealer"},   # the issue's case: 4C-9C, 2S wild
+         "4C 5C 6C 8C 9C 2S TD", "run 4C 5C 6C 7C 8C 9C"),
+    ])
+    def test_a_long_run_does_not_clear_as_a_complete_set(self, options, hand0, run) -> None:
+        # section 8 fine point 6: complete sets do not apply to runs, however many cards the run has
+        r = R(runs=4, complete_set_clears=True, **options)
+        hands = [hand0, "3D 8D", "3H 8H", "3S 8S"] if not options else [hand0, "4D 5D", "4H 5H", "4S 5S"]
+        st = go(r, game(r, hands, rest_to=3), (0, run))
+        assert top(r, st) is not None and int(st.top_count[0]) == 0   # the run stays on top, counting no rank
+        assert actor(st) == 1                                          # the next player acts; nobody leads again
+        assert "pass" in moves(r, st)
 
     def test_two_decks_take_each_rank_once(self) -> None:
         r = R(runs=3, decks=2)

@@ -75,3 +75,15 @@ def test_the_preset_files_named_in_adding_a_variant_exist():
 def test_docs_link_each_other():
     assert "(adding_a_variant.md)" in API and "(rules.md)" in API
     assert "(api.md)" in ADDING and "(rules.md)" in ADDING
+
+
+def test_the_command_line_table_is_the_parsers():
+    assert _tables().cli_table() in API, "docs/api.md: paste the cli_table of python docs/api_tables.py"
+    assert "--delay" in API and "--version" in API
+
+
+def test_nothing_is_documented_twice_in_a_table():
+    for table in re.findall(r"(?:^\|.*\n)+", API, flags=re.M):
+        names = [re.split(r" --| \[|\(", m)[0].strip() for m in re.findall(r"^\| `([^`]+)`", table, flags=re.M)]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        assert not twice, f"docs/api.md documents {twice} twice in one table"

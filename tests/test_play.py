@@ -125,7 +125,7 @@ def test_menus_offer_exactly_the_legal_moves_in_words():
 
 def test_the_table_shows_only_the_players_own_cards_sorted():
     rules = preset("president", hands_per_session=1)
-    res, text = _play(rules, "1\n" * 2000, seed=2, human=1)
+    res, text = _play(rules, "1\n" * 2000, seed=2, human=1, width=200)   # the wide table: cards in a column
     (rec,) = res.records
     order = tables(rules).card_names
     for step in replay_steps(rec):

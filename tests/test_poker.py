@@ -125,32 +125,33 @@ def test_three_to_seven_players() -> None:
     for p in range(3, 8):
         r = preset("rich_man_poor_man", players=p)
         st = init(r, 2, seed=p)
-        assert st.legal.shape == (2, 235) and st.legal.any(axis=1).all()
+        assert st.legal.shape == (2, 222) and st.legal.any(axis=1).all()
 
 
 # =========================================================================== choice 42: the action table
 def test_the_table_counts() -> None:
     ct = claim_table(RMPM)
-    assert ct.X == 182 and n_actions(RMPM) == 235 and action_table(RMPM).n == 235
-    # 13 singles, pairs, threes; 78 two pairs + four wild; 8 straights (3-7 .. T-A), 12 flushes, full houses,
-    # fours, 8 straight flushes, 12 fives; no five wild cards in one deck (four twos)
+    assert ct.X == 169 and n_actions(RMPM) == 222 and action_table(RMPM).n == 222
+    # 13 singles, pairs, threes; 66 two pairs of two different ranks (no (q, q), no four wild cards: fine
+    # point 7); 8 straights (3-7 .. T-A), 12 flushes, full houses, fours, 8 straight flushes, 12 fives; no five
+    # wild cards in one deck (four twos)
     kinds = [int(n) for n in ct.n[1:]]
-    assert [kinds.count(n) for n in (1, 2, 3, 4, 5)] == [13, 13, 13, 79, 64]
+    assert [kinds.count(n) for n in (1, 2, 3, 4, 5)] == [13, 13, 13, 66, 64]
     assert len(ct.pick_names) == 52 and ct.naturals == tuple("3456789TJQKA")
     two = preset("rich_man_poor_man", decks=2)
-    assert claim_table(two).X == 183 and n_actions(two) == 236                     # + five wild cards
-    assert claim_table(two).words[183] == "five wild cards"
+    assert claim_table(two).X == 170 and n_actions(two) == 223                     # + five wild cards
+    assert claim_table(two).words[170] == "five wild cards"
 
 
 @pytest.mark.parametrize("i, words", [
     (0, "pass"), (1, "single 3"), (5, "single 7"), (12, "single A"), (13, "single wild card"),
     (14, "pair of threes"), (25, "pair of aces"), (26, "pair of wild cards"), (27, "three threes"),
-    (39, "three wild cards"), (40, "two pair, threes and threes"), (41, "two pair, fours and threes"),
-    (42, "two pair, fours and fours"), (116, "two pair, aces and kings"), (117, "two pair, aces and aces"),
-    (118, "four wild cards"), (119, "straight 3 to 7"), (126, "straight T to A"), (127, "flush, three high"),
-    (138, "flush, ace high"), (139, "full house of threes"), (150, "full house of aces"), (151, "four threes"),
-    (162, "four aces"), (163, "straight flush 3 to 7"), (170, "straight flush T to A"), (171, "five threes"),
-    (182, "five aces"),
+    (39, "three wild cards"), (40, "two pair, fours and threes"), (41, "two pair, fives and threes"),
+    (42, "two pair, fives and fours"), (105, "two pair, aces and kings"),
+    (106, "straight 3 to 7"), (113, "straight T to A"), (114, "flush, three high"),
+    (125, "flush, ace high"), (126, "full house of threes"), (137, "full house of aces"), (138, "four threes"),
+    (149, "four aces"), (150, "straight flush 3 to 7"), (157, "straight flush T to A"), (158, "five threes"),
+    (169, "five aces"),
 ])
 def test_claim_ids_in_the_order_of_choice_42(i, words) -> None:
     at = action_table(RMPM)
@@ -166,7 +167,7 @@ def test_claim_sizes_and_ranks() -> None:
         return t.play_ranks[int(at.rank[i])]
 
     for words, n, r in [("single 7", 1, "7"), ("pair of wild cards", 2, "WILD"), ("three kings", 3, "K"),
-                        ("two pair, kings and sevens", 4, "K"), ("four wild cards", 4, "WILD"),
+                        ("two pair, kings and sevens", 4, "K"),
                         ("straight 3 to 7", 5, "7"), ("flush, ace high", 5, "A"), ("full house of sevens", 5, "7"),
                         ("four sevens", 5, "7"), ("straight flush 9 to K", 5, "K"), ("five aces", 5, "A")]:
         assert int(at.size[C(words)]) == n, words
@@ -177,13 +178,13 @@ def test_picks_one_per_card_name_weakest_first() -> None:
     at = action_table(RMPM)
     names = [f"{r}{s}" for r in "3456789TJQKA2" for s in "CSHD"]
     for k, name in enumerate(names):
-        i = 183 + k
+        i = 170 + k
         assert pick_id(RMPM, name) == i and at.cards[i] == (name,) and at.words(i) == f"pick {name}"
         assert int(at.size[i]) == 0
         assert describe_action(RMPM, i, exchange=True) == f"give back a {name}"
     assert pick_id(RMPM, "10H") == pick_id(RMPM, "TH") == pick_id(RMPM, "th")
     rows = at.rows()
-    assert [r["id"] for r in rows if r["pick"]] == list(range(183, 235))
+    assert [r["id"] for r in rows if r["pick"]] == list(range(170, 222))
     assert rows[C("full house of sevens")]["words"] == "full house of sevens" and not rows[143]["pick"]
 
 
@@ -192,7 +193,8 @@ def test_claim_words_round_trip() -> None:
     for i in range(1, ct.X + 1):
         assert claim_id(RMPM, ct.words[i]) == i
         assert claim_id(RMPM, "  " + ct.words[i].upper().replace(" ", "  ") + " ") == i
-    for bad in ("straight J to 2", "straight A to 5", "five wild cards", "pair of twos", "single 2"):
+    for bad in ("straight J to 2", "straight A to 5", "five wild cards", "pair of twos", "single 2",
+                "two pair, sevens and sevens", "four wild cards"):           # no four cards of one rank
         with pytest.raises(ValueError):
             claim_id(RMPM, bad)
     with pytest.raises(ValueError):
@@ -221,13 +223,11 @@ SATISFIES = [
     ("three wild cards", "2C 2S 2D", True),
     # two pair
     ("two pair, aces and sevens", "7C 7D 2S 2H", True),            # the pair of aces all wild (choice 43)
-    ("two pair, sevens and sevens", "7C 7D 7H 7S", True),          # four of one rank: two pair only
-    ("two pair, sevens and sevens", "7C 7D 7H 2S", True),
     ("two pair, kings and sevens", "KC KD 7C 2S", True), ("two pair, kings and sevens", "KC KD 7C 7D", True),
     ("two pair, kings and sevens", "7C 7D 7H KC", False),          # at most two naturals of a pair
     ("two pair, kings and sevens", "KC KD QC 7C", False), ("two pair, kings and sevens", "2C 2D 2H 2S", False),
-    ("two pair, sevens and sevens", "2C 2D 2H 2S", False), ("four wild cards", "2C 2D 2H 2S", True),
-    ("four wild cards", "7C 2D 2H 2S", False),
+    ("two pair, kings and sevens", "7C 7D 7H 7S", False), ("two pair, kings and sevens", "7C 7D 7H 2S", False),
+    ("two pair, kings and threes", "3C 3H 2C 2H", True),          # the wild pair stands for kings
     # straights: one card per rank of the window, wild cards anywhere, no wrap-around, stops at the ace
     ("straight 3 to 7", "3C 4D 5H 6S 7C", True), ("straight 3 to 7", "3C 4D 2H 6S 7C", True),
     ("straight 3 to 7", "3C 4D 5H 6S 2C", True), ("straight 3 to 7", "2C 4D 5H 6S 7C", True),
@@ -325,15 +325,13 @@ BEATS = [
     ("pair of wild cards", "2C 2S", "pair of aces", "AH AD", False, True),
     ("single wild card", "2D", "single wild card", "2H", False, True),       # among themselves by suit
     ("single wild card", "2H", "single wild card", "2D", False, False),
-    ("four wild cards", "2C 2S 2H 2D", "two pair, aces and aces", "AC AS AH AD", False, True),
     # two pair: the higher pair, then the lower pair, then the suit
     ("two pair, kings and threes", "KC KS 3C 3S", "two pair, queens and jacks", "QH QD JH JD", False, True),
     ("two pair, queens and jacks", "QH QD JH JD", "two pair, kings and threes", "KC KS 3C 3S", False, False),
     ("two pair, kings and fours", "KC KS 4C 4S", "two pair, kings and threes", "KH KD 3H 3D", False, True),
     ("two pair, kings and threes", "KC KS 3C 3S", "two pair, kings and threes", "KH KD 3H 3D", False, False),
     ("two pair, kings and threes", "KH KD 3H 3D", "two pair, kings and threes", "KC KS 3C 3S", False, True),
-    ("two pair, aces and aces", "AC AS AH AD", "two pair, aces and kings", "AC AS KH KD", False, True),
-    ("two pair, sevens and sevens", "7C 7S 7H 7D", "two pair, aces and kings", "AC AS KH KD", False, False),
+    ("two pair, aces and queens", "AC AS QH QD", "two pair, aces and jacks", "AH AD JH JD", False, True),
     # the type order
     ("flush, six high", "3H 4H 5H 6H 2H", "straight T to A", "TC JD QH KS AD", False, True),
     ("straight T to A", "TC JD QH KS AD", "flush, six high", "3H 4H 5H 6H 2H", False, False),
@@ -355,8 +353,8 @@ BEATS = [
     # the lead's count: nothing beats a play of another count (without a bomb)
     ("pair of aces", "AC AD", "single 3", "3C", False, False),
     ("single A", "AD", "pair of threes", "3C 3D", False, False),
-    ("five aces", "AC AS AH AD 2C", "two pair, threes and threes", "3C 3S 3H 3D", False, False),
-    ("four wild cards", "2C 2S 2H 2D", "single 3", "3C", False, False),
+    ("five aces", "AC AS AH AD 2C", "two pair, fours and threes", "3C 3S 4H 4D", False, False),
+    ("two pair, fours and threes", "3C 3S 4H 4D", "single 3", "3C", False, False),
     # equal plays (same claim, same best suit) beat only with equal_rank_beats
     ("pair of sevens", "7S 2D", "pair of sevens", "7C 7D", False, False),
     # a lead
@@ -371,9 +369,9 @@ BEATS = [
     ("single wild card", "2D", "single 3", "3C", True, True),
     ("single 3", "3C", "single wild card", "2D", True, False),
     ("single wild card", "2C", "single wild card", "2D", True, True),
-    ("two pair, threes and threes", "3C 3S 3H 3D", "two pair, aces and aces", "AC AS AH AD", True, True),
-    ("two pair, fours and threes", "4C 4S 3C 3S", "two pair, fours and fours", "4C 4S 4H 4D", True, True),
-    ("two pair, fours and fours", "4C 4S 4H 4D", "two pair, fours and threes", "4C 4S 3C 3S", True, False),
+    ("two pair, fours and threes", "4C 4S 3C 3S", "two pair, aces and kings", "AC AS KH KD", True, True),
+    ("two pair, fives and threes", "5C 5S 3C 3S", "two pair, fives and fours", "5C 5S 4H 4D", True, True),
+    ("two pair, fives and fours", "5C 5S 4H 4D", "two pair, fives and threes", "5C 5S 3C 3S", True, False),
     ("straight 3 to 7", "3C 4C 5S 6S 7H", "straight 4 to 8", "4D 5D 6D 7D 8S", True, True),
     ("straight 4 to 8", "4D 5D 6D 7D 8S", "straight 3 to 7", "3C 4C 5S 6S 7H", True, False),
     ("flush, three high", "3S 5S 8S TS KS", "flush, four high", "4D 6D 9D JD AD", True, True),
@@ -408,13 +406,13 @@ def test_equal_plays_beat_with_equal_rank_beats() -> None:
 
 
 @pytest.mark.parametrize("claim, bomb", [
-    ("four sevens", True), ("five sevens", True), ("two pair, sevens and sevens", False),
-    ("four wild cards", False), ("full house of sevens", False), ("straight flush 3 to 7", False)])
+    ("four sevens", True), ("five sevens", True), ("two pair, sevens and threes", False),
+    ("full house of sevens", False), ("straight flush 3 to 7", False)])
 def test_bomb_claims(claim, bomb) -> None:
     r = preset("rich_man_poor_man", four_of_a_kind="bomb")
     assert bool(claim_table(r).bomb[C(claim)]) is bomb
     play = {"four sevens": "7C 7S 7H 7D 3C", "five sevens": "7C 7S 7H 7D 2C",
-            "two pair, sevens and sevens": "7C 7S 7H 7D", "four wild cards": "2C 2S 2H 2D",
+            "two pair, sevens and threes": "7C 7S 3H 3D",
             "full house of sevens": "7C 7S 7H 3C 3S", "straight flush 3 to 7": "3H 4H 5H 6H 7H"}[claim]
     # a bomb beats any play, whatever its count or claim
     assert beats(r, C(claim), cards(play), C("single A"), ["AD"]) is bomb
@@ -711,16 +709,26 @@ class TestClaimTypes:
         assert t.claims() == {"pass", "two pair, kings and threes"}
 
     @pytest.mark.parametrize("fok", ["revolution", "bomb"])
-    def test_four_of_one_rank_is_two_pair_never_a_four_of_a_kind(self, eng, fok) -> None:
+    def test_four_of_one_rank_is_played_only_with_a_fifth_card(self, eng, fok) -> None:
+        # fine point 7: two pair needs two different ranks; four of a kind takes a fifth card
         t = Table(P(four_of_a_kind=fok), eng, ["7C 7D 7H 7S 4C", "3C", "3D", ""])
-        assert "four sevens" in t.claims() and "two pair, sevens and sevens" in t.claims()
-        t.play(0, "two pair, sevens and sevens", "7C", "7D", "7H", "7S")
-        assert not bool(t.st.revolution[0])
-        assert t.top() == ("two pair, sevens and sevens", {"7C", "7D", "7H", "7S"}) and t.actor() == 1
+        assert "four sevens" in t.claims()
+        assert not {c for c in t.claims() if c.startswith("two pair")}
+        t.play(0, "four sevens", "7C", "7D", "7H", "7S", "4C")
+        assert bool(t.st.revolution[0]) is (fok == "revolution")
 
-    def test_four_cards_alone_make_no_four_of_a_kind(self, eng) -> None:
+    def test_four_cards_of_one_rank_alone_are_no_play(self, eng) -> None:
         t = Table(P(), eng, ["7C 7D 7H 7S", "3C", "3D", ""])
-        assert "four sevens" not in t.claims() and "two pair, sevens and sevens" in t.claims()
+        assert not {c for c in t.claims() if c.startswith(("two pair", "four"))}
+        t = Table(P(), eng, ["2C 2D 2H 2S", "3C", "3D", ""])          # four wild twos: no claim of four cards
+        assert t.claims() == {"single wild card", "pair of wild cards", "three wild cards"}
+
+    def test_a_real_two_pair_is_still_offered(self, eng) -> None:
+        t = Table(P(), eng, ["3C 3H 2C 2H", "4C", "4D", ""])
+        fours = {c for c in t.claims() if c.startswith("two pair")}
+        assert "two pair, threes and threes" not in fours
+        assert "two pair, aces and threes" in fours and "two pair, fours and threes" in fours   # the wild pair
+        assert len(fours) == 11                                        # threes with each of the 11 other ranks
 
     def test_straights_on_a_lead(self, eng) -> None:
         t = Table(P(), eng, ["3C 4D 5H 6S 7C 8C 2D QH", "3S", "3D", ""])
@@ -933,8 +941,7 @@ class TestRevolution:
 
     @pytest.mark.parametrize("play, revolt", [
         (("five sevens", "7C", "7S", "7H", "7D", "2C"), True),
-        (("four wild cards", "2C", "2S", "2H", "2D"), False),
-        (("two pair, sevens and sevens", "7C", "7S", "7H", "7D"), False),
+        (("two pair, sevens and threes", "7C", "7S", "2H", "2D"), False),
         (("full house of sevens", "7C", "7S", "7H", "2C", "2S"), False),
     ])
     def test_which_plays_start_one(self, eng, play, revolt) -> None:
@@ -966,7 +973,7 @@ class TestBomb:
         t.play(0, "single 9", "9C")
         fours = {f"four {w}" for w in ("threes", "fours", "fives", "sixes", "sevens", "eights", "nines", "tens",
                                        "jacks", "queens", "kings", "aces")}
-        # the four wild cards as four of any rank with 5C, or five fives; "four wild cards" is no bomb
+        # the four wild cards as four of any rank with 5C, or five fives; four wild cards alone are no play
         assert t.claims() == {"pass", "single wild card", "five fives"} | fours
 
     def test_without_bombs_a_four_of_a_kind_keeps_the_count(self, eng) -> None:

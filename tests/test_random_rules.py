@@ -197,7 +197,30 @@ def random_options(rng: np.random.Generator) -> dict:  # noqa: C901 - one line p
         longest = max(len(natural), 3)  # runs longer than the natural ranks are refused
         o["runs"] = min(3 + int(rng.choice(4, p=[0.6, 0.25, 0.1, 0.05])), longest) if coin(0.97) else 2  # 2 too
     _poker_options(o)
+    _paired_options(o)
     return o
+
+
+def _paired_options(o: dict) -> None:
+    """Pairs of options that meet in the rule book's fine points are drawn together more often than chance
+    would: ``runs`` with ``complete_set_clears`` (fine point 6: complete sets do not apply to runs), and poker
+    with wild twos (fine point 7: four cards of one rank, wild cards included, are no play). From a side
+    generator seeded by the candidate, as :func:`_poker_options`."""
+    canon = repr(sorted((k, sorted(v) if isinstance(v, (set, frozenset)) else v) for k, v in o.items()))
+    side = np.random.default_rng(zlib.crc32(("paired " + canon).encode()))
+    if o["runs"] and o["combinations"] == "sets" and side.random() < 0.5:
+        o["complete_set_clears"] = True
+    natural_wild = {r for r in o["wild_ranks"] if r in o["rank_order"]}
+    if o["suit_rule"] != "none" and o["decks"] == 2 and natural_wild and side.random() < 0.85:
+        # sets that name their wild cards' suits make a table of tens of thousands of ids with two decks
+        # (docs/rules.md choice 30): kept rarer, as the card-level reference checks it id by id
+        o["wild_ranks"] = set(o["wild_ranks"]) - natural_wild
+    if o["combinations"] == "poker" and "2" in o["rank_order"] and side.random() < 0.5:
+        o["wild_ranks"] = set(o["wild_ranks"]) | {"2"}
+        o["trump_ranks"] = set(o["trump_ranks"]) - {"2"}   # (poker refuses trumps anyway; a rank has one role)
+        o["reset_ranks"] = set(o["reset_ranks"]) - {"2"}
+        if o["transparent_rank"] == "2":
+            o["transparent_rank"] = None
 
 
 def _poker_options(o: dict) -> None:
@@ -301,8 +324,24 @@ def reference_card_legal(rules: Rules, st: State, b: int) -> np.ndarray:  # noqa
     candidates = [j for p, ids in by_rank.items()
                   if (t.play_kind[p] in kinds_held if t.play_kind[p] >= 0 else wild > 0) for j in ids]
 
+    def wild_taken(j: int) -> list[int] | None:
+        """The wild cards set j takes: the least held (choice 1), or where sets name their wild cards' suits
+        (section 8 fine point 10) the least of each suit named; None when the player lacks them."""
+        w = int(table.wild[j])
+        if not table.names_wild:
+            return wild_cards[:w] if len(wild_cards) >= w else None
+        out, left = [], list(wild_cards)
+        for x in table.wild_suits[j]:
+            c = next((c for c in left if (t.card_names[c] == "JK" if x == "JK" else t.card_names[c][-1] == x
+                                          and t.card_names[c] != "JK")), None)
+            if c is None:
+                return None
+            out.append(c)
+            left.remove(c)
+        return out
+
     def has(j: int) -> bool:
-        return wild >= table.wild[j] and all(held.get(n, 0) >= m for n, m in need[j])
+        return wild_taken(j) is not None and all(held.get(n, 0) >= m for n, m in need[j])
 
     if phase == EXCHANGE:  # a give-back or trade names one card held (section 8 fine point 9)
         for j in candidates:
@@ -349,8 +388,8 @@ def reference_card_legal(rules: Rules, st: State, b: int) -> np.ndarray:  # noqa
         p, s, w = int(table.rank[j]), int(table.size[j]), int(table.wild[j])
         if not has(j):
             continue
-        # The cards the play would take: the named natural cards, then the least wild cards held.
-        cards = [t.card_names.index(n) for n in table.cards[j]] + wild_cards[:w]
+        # The cards the play would take: the named natural cards, then its wild cards.
+        cards = [t.card_names.index(n) for n in table.cards[j]] + wild_taken(j)
         if lead:
             ok = True
         else:

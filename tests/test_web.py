@@ -70,8 +70,11 @@ def _play_out(client: TestClient, token: str, view: dict, rng: np.random.Generat
 def test_page_and_static_files_are_served(client):
     r = client.get("/")
     assert r.status_code == 200 and "<title>President</title>" in r.text
-    for name in ("app.js", "style.css"):
+    for name in ("app.js", "style.css", "favicon.svg"):
         assert client.get(f"/static/{name}").status_code == 200
+    assert '<link rel="icon" href="/static/favicon.svg"' in r.text
+    icon = client.get("/favicon.ico")   # what browsers ask for first
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
 
 
 def test_meta_lists_presets_agents_and_the_zoo(client):
@@ -445,9 +448,12 @@ def test_a_records_file_from_the_command_line_is_listed_and_steps_through(tmp_pa
         shown = sum(len(s["cards"]) for s in frame["table"]["seats"])
         assert shown == sum(s["n_cards"] for s in frame["table"]["seats"])
     last = frames[-1]["table"]
-    assert last["phase"] == "over"
-    assert sorted((s["player"], s["points"]) for s in last["seats"]) == list(enumerate(rec["points"]))
-    assert "hand over" in frames[-1]["event"]
+    # the record's hand is over, not its session; the points are the hand's (a record holds no session points)
+    assert last["phase"] == "hand over" and last["hand_no"] == rec["hand"] and "session" not in last["top_text"]
+    assert sorted((s["player"], s["hand_points"]) for s in last["seats"]) == list(enumerate(rec["points"]))
+    assert all(s["points"] is None for f in frames for s in f["table"]["seats"])
+    assert all(f["table"]["hand_no"] == rec["hand"] for f in frames)
+    assert "hand over" in frames[-1]["event"] and f"hand {rec['hand']};" in frames[0]["event"]
 
 
 def test_one_players_view_hides_the_other_hands(tmp_path):
@@ -553,7 +559,7 @@ def test_every_preset_opens_in_watch(tmp_path, name):
     for i, rec in enumerate(records.records):
         frames = records.frames(i, viewer=0)["frames"]
         assert len(frames) == len(rec["decisions"]) + 1
-        assert frames[-1]["table"]["phase"] == "over"
+        assert frames[-1]["table"]["phase"] == "hand over"
 
 
 def test_president_serve_starts_a_server_on_localhost(tmp_path):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import threading
@@ -89,13 +90,36 @@ def browser() -> Iterator[webdriver.Chrome]:
     binary, driver_path = BROWSER
     opts = webdriver.ChromeOptions()
     opts.binary_location = binary
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1100",
-                "--disable-gpu"):
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
         opts.add_argument(arg)
     driver = webdriver.Chrome(service=Service(driver_path), options=opts)
     driver.set_script_timeout(20)
+    _viewport(driver, 1280, 720)
     yield driver
     driver.quit()
+
+
+def _viewport(driver, width: int, height: int) -> None:
+    """The page's own size (the window less nothing: headless Chromium has no bars)."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+
+
+def _outside(browser, css: str) -> list[str]:
+    """The elements matching ``css`` that are not wholly inside the window as it is (page not scrolled)."""
+    return browser.execute_script("""
+        const out = [];
+        for (const node of document.querySelectorAll(arguments[0])) {
+          const r = node.getBoundingClientRect();
+          if (r.width === 0 || r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth)
+            out.push(`${node.className} ${node.textContent.slice(0, 40)} ${JSON.stringify(r)}`);
+        }
+        return out;""", css)
+
+
+def _no_scroll(browser) -> bool:
+    return browser.execute_script("const e = document.documentElement; return scrollY === 0 && "
+                                  "e.scrollHeight <= innerHeight && e.scrollWidth <= innerWidth")
 
 
 def _shots(tmp_path: Path) -> Path:
@@ -105,6 +129,7 @@ def _shots(tmp_path: Path) -> Path:
 
 
 def _open(browser, url: str) -> None:
+    browser.get("about:blank")   # so that a URL differing only in its #tab loads the page again
     browser.get(url)
     WebDriverWait(browser, 20).until(lambda d: d.execute_script("return document.body.dataset.ready") == "yes")
 
@@ -137,25 +162,40 @@ def test_watch_steps_through_a_recorded_hand(server, browser, records_file, tmp_
     browser.find_element(By.ID, "prev").click()
     assert _text(browser, "#step-label") == f"decision 2 / {n}"
     assert _text(browser, "#event").startswith(f"p{rec['decisions'][1]['agent']} ")
-    # every seat's cards drawn as cards, as many as the frame says
+    # every seat's cards drawn as cards, as many as the frame says; what its player last did beside it
     seats = browser.find_elements(By.CSS_SELECTOR, "#watch-table .seat")
     for seat, want in zip(seats, frames[2]["table"]["seats"], strict=True):
-        faces = [c.get_attribute("data-name") for c in seat.find_elements(By.CSS_SELECTOR, ".card:not(.back)")]
+        faces = [c.get_attribute("data-name") for c in seat.find_elements(By.CSS_SELECTOR, ".held .card:not(.back)")]
         assert faces == [c["name"] for c in want["cards"]]
+        last = seat.find_elements(By.CSS_SELECTOR, ".last")
+        assert (len(last) == 1) == (want["last"] is not None)
+        if last:
+            assert last[0].find_element(By.CSS_SELECTOR, ".words").text == want["last"]["words"]
+    # the hand's number is the record's (counted from 0, as president replay counts them)
+    assert f"hand {rec['hand']} " in _text(browser, "#watch-table .trick .facts")
+    row = browser.find_element(By.CSS_SELECTOR, '#hand-list tr[data-index="1"]')
+    assert row.find_elements(By.TAG_NAME, "td")[3].text == str(rec["hand"])
+    assert not _outside(browser, "#watch-table .seat, #watch-table .trick, #next") and _no_scroll(browser)
     browser.find_element(By.ID, "last").click()
     assert _text(browser, "#step-label") == f"decision {n} / {n}"
     assert "hand over" in _text(browser, "#event")
+    assert f"hand {rec['hand']} · hand over" in _text(browser, "#watch-table .trick .facts")
+    points = [s.find_element(By.CSS_SELECTOR, ".facts").text for s in
+              browser.find_elements(By.CSS_SELECTOR, "#watch-table .seat")]   # the hand's points: the record's
+    assert [re.search(r"([+-]\d+) this hand", f).group(1) for f in points] == \
+        [f"{rec['points'][s['player']]:+d}" for s in frames[-1]["table"]["seats"]]
     assert not browser.find_element(By.ID, "next").is_enabled()
     browser.find_element(By.ID, "first").click()
     assert "start of the hand" in _text(browser, "#step-label")
-    browser.find_element(By.ID, "next").click()
+    for _ in range(min(n, 12)):
+        browser.find_element(By.ID, "next").click()
     browser.save_screenshot(str(_shots(tmp_path) / "web_watch.png"))
     # one player's view: the others' cards are backs
     Select(browser.find_element(By.ID, "viewer")).select_by_value("0")
     wait.until(lambda d: "start of the hand" in _text(d, "#step-label"))
     for seat, want in zip(browser.find_elements(By.CSS_SELECTOR, "#watch-table .seat"),
                           _frames(server, 1, "0")[0]["table"]["seats"], strict=True):
-        backs = seat.find_elements(By.CSS_SELECTOR, ".card.back")
+        backs = seat.find_elements(By.CSS_SELECTOR, ".held .card.back")
         assert len(backs) == (0 if want["player"] == 0 else want["n_cards"])
 
 
@@ -179,6 +219,15 @@ def test_watch_opens_an_uploaded_file(server, browser, tmp_path):
     assert "bad.jsonl:1: not valid JSON" in _text(browser, "#error")
 
 
+def _fresh_play(browser, server: str) -> None:
+    """The Play tab of a browser that has no game (its storage cleared, the page loaded again)."""
+    _open(browser, server + "/#watch")
+    browser.execute_script("localStorage.clear()")
+    browser.refresh()   # (a get of the same page with another #tab would not load it again)
+    WebDriverWait(browser, 20).until(lambda d: d.execute_script("return document.body.dataset.ready") == "yes")
+    browser.find_element(By.ID, "tab-play").click()
+
+
 def _view(browser) -> dict:
     return browser.execute_script("return play.view")
 
@@ -200,10 +249,17 @@ def _click_move(browser, move: dict) -> None:
     button.click()
 
 
+IN_VIEW = "#moves button, #play-btn, #pass-btn, #play-table .trick, #play-table .seat, #play-table .seat .last"
+
+
+def _form(browser) -> dict:
+    return browser.execute_script("return formValues()")
+
+
 def test_play_a_session_by_clicking_cards(server, browser, tmp_path):
-    _open(browser, server)
-    browser.execute_script("localStorage.clear()")
-    browser.find_element(By.ID, "tab-play").click()
+    _fresh_play(browser, server)
+    assert browser.current_url.endswith("#play")                   # a URL for each tab
+    assert browser.find_element(By.ID, "new-game").is_displayed()  # no game yet: the form is open
     Select(browser.find_element(By.ID, "preset")).select_by_value("president")
     for name, value in (("seed", "7"), ("hands", "2")):
         field = browser.find_element(By.ID, name)
@@ -214,14 +270,29 @@ def test_play_a_session_by_clicking_cards(server, browser, tmp_path):
     browser.find_element(By.ID, "start").click()
     wait = WebDriverWait(browser, 20)
     wait.until(lambda d: d.find_element(By.ID, "game").is_displayed())
+    assert not browser.find_element(By.ID, "new-game").is_displayed()   # folded away during the game
+    form = _form(browser)
     view = _view(browser)
     assert [s["agent"] for s in sorted(view["table"]["seats"], key=lambda s: s["player"])] == \
         ["you", "random", "random", "random"]
     rng = np.random.default_rng(0)
     checked_illegal = reloaded = False
-    turns = 0
+    turns = seen_plays = 0
     while not view["over"]:
         assert view["your_turn"]
+        # the card table at 1280x720: the legal moves, the trick and what each opponent did last, all in view
+        assert not _outside(browser, IN_VIEW) and _no_scroll(browser), _outside(browser, IN_VIEW)
+        lasts = browser.find_elements(By.CSS_SELECTOR, "#play-table .seat .last")
+        assert len(lasts) == sum(s["last"] is not None for s in view["table"]["seats"])
+        seen_plays += sum(s["last"] is not None and s["player"] != 0 for s in view["table"]["seats"])
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#moves button")) == len(view["legal"])
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#play-table .held .card.back")) == sum(
+            s["n_cards"] for s in view["table"]["seats"] if s["player"] != 0)   # your own cards: once, below
+        assert f"hand {view['table']['hand_no']}" in _text(browser, "#game-head")
+        if turns == 5:   # and on a larger screen
+            _viewport(browser, 1920, 1080)
+            assert not _outside(browser, IN_VIEW) and _no_scroll(browser)
+            _viewport(browser, 1280, 720)
         if not checked_illegal:
             # two cards that make no legal move: the play button stays disabled and nothing changes
             legal_kinds = [m["kinds"] for m in view["legal"]]
@@ -245,8 +316,12 @@ def test_play_a_session_by_clicking_cards(server, browser, tmp_path):
             browser.save_screenshot(str(_shots(tmp_path) / "web_play.png"))
             browser.refresh()
             WebDriverWait(browser, 20).until(lambda d: d.execute_script("return document.body.dataset.ready") == "yes")
-            assert browser.find_element(By.ID, "page-play").is_displayed()
-            assert _view(browser) == view  # the reload lost nothing
+            assert browser.find_element(By.ID, "page-play").is_displayed() and browser.current_url.endswith("#play")
+            assert _view(browser) == view  # the reload lost nothing: the game ...
+            assert _form(browser) == form  # ... and the form it was started with, folded away
+            assert form["seed"] == "7" and form["hands"] == "2"
+            assert {o["choice"] for o in form["opponents"].values()} == {"random"}
+            assert not browser.find_element(By.ID, "new-game").is_displayed()
             reloaded = True
         move = view["legal"][int(rng.integers(len(view["legal"])))]
         before = len(view["log"])
@@ -259,19 +334,21 @@ def test_play_a_session_by_clicking_cards(server, browser, tmp_path):
         view = _view(browser)
         assert len(view["log"]) > before or view["over"]
         turns += 1
-    assert checked_illegal and reloaded
+    assert checked_illegal and reloaded and seen_plays > 10
     assert "Session over" in _text(browser, "#game-head")
-    lines = browser.execute_async_script(
+    text = browser.execute_async_script(
         "fetch('/api/game/records', {headers: {'X-Game-Token': localStorage.getItem('president-game-token')}})"
-        ".then(r => r.text()).then(t => arguments[0](t.trim().split('\\n').length))")
-    assert lines == 2
+        ".then(r => r.text()).then(arguments[0])")
+    records = [json.loads(line) for line in text.splitlines()]
+    assert [r["hand"] for r in records] == [0, 1]
+    log = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#log li")]
+    for rec in records:   # the page numbers the hands as the records (and the command line) do
+        assert any(line.startswith(f"hand {rec['hand']} over: ") for line in log)
 
 
 def test_play_a_poker_combination_by_clicking_cards(server, browser, tmp_path):
     # rich_man_poor_man, seed 31, with revolutions: you lead holding 3C ... JC JS JH ... 2H (2 is wild)
-    _open(browser, server)
-    browser.execute_script("localStorage.clear()")
-    browser.find_element(By.ID, "tab-play").click()
+    _fresh_play(browser, server)
     Select(browser.find_element(By.ID, "preset")).select_by_value("rich_man_poor_man")
     for name, value in (("seed", "31"), ("hands", "1"), ("options", '{"four_of_a_kind": "revolution"}')):
         field = browser.find_element(By.ID, name)
@@ -311,3 +388,59 @@ def test_play_a_poker_combination_by_clicking_cards(server, browser, tmp_path):
     lines = _view(browser)["log"][len(view["log"]):]
     assert lines[0] == "you: full house, jacks over threes (3C JC JS JH 2H)"
     assert not any("revolution" in line for line in lines[:2])
+
+
+def test_each_tab_has_a_url(server, browser):
+    _open(browser, server + "/#play")
+    assert browser.find_element(By.ID, "page-play").is_displayed()
+    assert not browser.find_element(By.ID, "page-watch").is_displayed()
+    browser.find_element(By.ID, "tab-watch").click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "page-watch").is_displayed())
+    assert browser.current_url.endswith("#watch")
+    browser.back()
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "page-play").is_displayed())
+    _open(browser, server + "/#watch")
+    assert browser.find_element(By.ID, "page-watch").is_displayed()
+    icon = browser.find_element(By.CSS_SELECTOR, "link[rel=icon]").get_attribute("href")
+    with urllib.request.urlopen(icon) as r, urllib.request.urlopen(f"{server}/favicon.ico") as r2:
+        assert r.status == r2.status == 200 and r.read() == r2.read()
+
+
+@pytest.mark.parametrize("name, seed", [("double_deck", 4), ("huberes", 2)])
+def test_every_seat_fits_the_window_with_many_players(server, browser, name, seed):
+    _fresh_play(browser, server)
+    Select(browser.find_element(By.ID, "preset")).select_by_value(name)
+    for field, value in (("seed", str(seed)), ("hands", "1")):
+        browser.find_element(By.ID, field).clear()
+        browser.find_element(By.ID, field).send_keys(value)
+    browser.find_element(By.ID, "start").click()
+    wait = WebDriverWait(browser, 20)
+    wait.until(lambda d: (_view(d) or {}).get("seed") == seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(6):
+        view = _view(browser)
+        if view["over"]:
+            break
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#play-table .seat")) == view["table"]["players"]
+        assert not _outside(browser, IN_VIEW) and _no_scroll(browser), _outside(browser, IN_VIEW)
+        _send(browser, {"action": view["legal"][int(rng.integers(len(view["legal"])))]["id"]})
+    assert browser.find_elements(By.CSS_SELECTOR, "#play-table .seat .last")
+
+
+def test_watch_shows_every_hand_of_eight_players_in_view(server, browser, tmp_path):
+    path = tmp_path / "double_deck.jsonl"
+    assert cli_main(["simulate", "--preset", "double_deck", "--games", "1", "--seed", "2", "--hands", "1",
+                     "--records", str(path), "--no-progress"]) == 0
+    _open(browser, server + "/#watch")
+    browser.find_element(By.ID, "records-file").send_keys(str(path))
+    wait = WebDriverWait(browser, 20)
+    wait.until(lambda d: "double_deck" in Select(d.find_element(By.ID, "record-set")).first_selected_option.text)
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#watch-table .seat")) == 8)
+    for _ in range(10):
+        browser.find_element(By.ID, "next").click()
+    frame = browser.execute_script("return watch.frames[watch.step]")
+    for seat, want in zip(browser.find_elements(By.CSS_SELECTOR, "#watch-table .seat"), frame["table"]["seats"],
+                          strict=True):
+        faces = [c.get_attribute("data-name") for c in seat.find_elements(By.CSS_SELECTOR, ".held .card")]
+        assert faces == [c["name"] for c in want["cards"]]
+    assert not _outside(browser, "#watch-table .seat, #watch-table .trick, #next") and _no_scroll(browser)

@@ -41,10 +41,12 @@ class Matchup:
 
 
 def matchup(rules: Rules, learner: Agent | str, opponent: str, deals: int, seed: int = 0,
-            progress: bool = False) -> Matchup:
-    """Play ``learner`` against ``players - 1`` copies of ``opponent`` over ``deals`` duplicate deals."""
+            progress: bool = False, desc: str | None = None) -> Matchup:
+    """Play ``learner`` against ``players - 1`` copies of ``opponent`` over ``deals`` duplicate deals
+    (``desc`` names the progress bar)."""
     entrants = [learner] + [opponent] * (rules.players - 1)
-    result = run_tournament(rules, entrants, deals, seed=seed, progress=progress, rating=False)
+    result = run_tournament(rules, entrants, deals, seed=seed, progress=progress, rating=False,
+                            desc=desc or f"{rules.name}: vs {opponent} x{rules.players - 1}")
     per_deal = result.per_deal_points                        # (deals, E)
     diffs = per_deal[:, 0] - per_deal[:, 1:].mean(axis=1)
     half = Z95 * diffs.std(ddof=1) / np.sqrt(len(diffs)) if len(diffs) > 1 else float("inf")

@@ -44,6 +44,8 @@ class TrainSettings:
     imitation_decisions: int = 600_000
     imitation_epochs: int = 8
     imitation_teacher: str = "heuristic"
+    imitation_batch: int = 512        # minibatch of the fit: in a short budget more, smaller steps imitate better
+    imitation_share: float = 0.5      # with --minutes: the warm start's share of the time before the final evaluation
     snapshot_every: int = 500_000     # learner steps between snapshots added to the pool
     max_snapshots: int = 5
     eval_every: int = 1_000_000       # learner steps between evaluations against the baselines
@@ -74,6 +76,8 @@ SPECS: dict[str, Setting] = {
     "imitation_decisions": Setting("int", 0, 100_000_000),
     "imitation_epochs": Setting("int", 0, 1000),
     "imitation_teacher": Setting("str"),
+    "imitation_batch": Setting("int", 1, 1_000_000),
+    "imitation_share": Setting("float", 0.0, 1.0),
     "snapshot_every": Setting("int", 1, BIG),
     "max_snapshots": Setting("int", 1, 1000),
     "eval_every": Setting("int", 1, BIG),

@@ -11,14 +11,17 @@ masked logits and the critic by regression on the returns.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 from torch.nn import functional as F
+from tqdm import tqdm
 
 from agents.registry import make_agent
-from president_env.core import OVER, Rules, current_player, init, observe, step_inplace
+from president_env.core import OVER, Rules, current_player, init, n_actions, observe, step_inplace
+from president_env.core.observation import size as observation_size
 
 
 @dataclass
@@ -27,22 +30,33 @@ class Demonstrations:
     masks: np.ndarray      # (N, A) bool
     actions: np.ndarray    # (N,) int64
     returns: np.ndarray    # (N,) float32
+    timed_out: bool = False  # the deadline came before ``decisions`` were in
 
 
 def collect(rules: Rules, teacher: str, decisions: int, gamma: float, seed: int = 0,
-            batch_size: int = 512) -> Demonstrations:
-    """Record about ``decisions`` decisions of ``teacher`` playing every seat (whole sessions)."""
+            batch_size: int = 512, deadline: float | None = None, progress: bool = False) -> Demonstrations:
+    """Record about ``decisions`` decisions of ``teacher`` playing every seat (whole sessions).
+
+    At ``deadline`` (a ``time.time()``) the play stops: the decisions of the hands still in play
+    are dropped, and the returns of the rest run to the last finished hand of their session."""
     agent = make_agent(teacher, rules)
     rng = np.random.default_rng(seed)
     P = rules.players
     obs_l, mask_l, act_l, ret_l = [], [], [], []
     total = 0
-    while total < decisions:
+    timed_out = False
+    bar = tqdm(total=decisions, unit="decision", desc=f"warm start 1/2: {teacher} self-play", disable=not progress,
+               leave=False)
+    while total < decisions and not timed_out:
         st = init(rules, batch_size, seed=rng)
         rows: list[list[list[int]]] = [[[] for _ in range(P)] for _ in range(batch_size)]  # decision ids
+        in_play: list[list[int]] = [[] for _ in range(batch_size)]  # decisions of each game's unfinished hand
         rewards: list[float] = []
-        base = total
+        b_obs, b_mask, b_act = [], [], []
         while not (st.phase == OVER).all():
+            if deadline is not None and time.time() > deadline:
+                timed_out = True
+                break
             live = np.flatnonzero(st.phase != OVER)
             who = current_player(st)
             obs = observe(rules, st, who)[live]
@@ -52,15 +66,20 @@ def collect(rules: Rules, teacher: str, decisions: int, gamma: float, seed: int 
             step_inplace(rules, st, acts, where=st.phase != OVER)
             for b in live.tolist():
                 rows[b][int(who[b])].append(len(rewards))
+                in_play[b].append(len(rewards))
                 rewards.append(0.0)
-            obs_l.append(obs)
-            mask_l.append(mask)
-            act_l.append(acts[live])
+            b_obs.append(obs)
+            b_mask.append(mask)
+            b_act.append(acts[live])
             if st.hand_over.any():
                 for b in np.flatnonzero(st.hand_over).tolist():
+                    in_play[b].clear()
                     for p in range(P):
                         if rows[b][p]:
                             rewards[rows[b][p][-1]] += float(st.hand_points[b, p])
+            bar.update(live.size)
+        if not rewards:
+            break
         # discounted returns per player, over its own decisions
         ret = np.zeros(len(rewards), dtype=np.float32)
         for b in range(batch_size):
@@ -69,28 +88,50 @@ def collect(rules: Rules, teacher: str, decisions: int, gamma: float, seed: int 
                 for i in reversed(rows[b][p]):
                     g = rewards[i] + gamma * g
                     ret[i] = g
-        ret_l.append(ret)
-        total = base + len(rewards)
+        keep = np.ones(len(rewards), dtype=bool)
+        keep[[i for ids in in_play for i in ids]] = False     # hands cut by the deadline (none otherwise)
+        obs_l.append(np.concatenate(b_obs)[keep])
+        mask_l.append(np.concatenate(b_mask)[keep])
+        act_l.append(np.concatenate(b_act)[keep])
+        ret_l.append(ret[keep])
+        total += int(keep.sum())
+    bar.close()
+    if not obs_l:
+        D, A = observation_size(rules), n_actions(rules)
+        return Demonstrations(np.zeros((0, D), np.float32), np.zeros((0, A), bool), np.zeros(0, np.int64),
+                              np.zeros(0, np.float32), timed_out)
     return Demonstrations(np.concatenate(obs_l), np.concatenate(mask_l), np.concatenate(act_l),
-                          np.concatenate(ret_l))
+                          np.concatenate(ret_l), timed_out)
 
 
 def pretrain(policy: torch.nn.Module, demos: Demonstrations, epochs: int, batch_size: int = 4096,
-             lr: float = 1e-3, seed: int = 0) -> dict[str, float]:
-    """Fit an SB3 maskable actor-critic policy to the demonstrations. Returns the last epoch's losses."""
+             lr: float = 1e-3, seed: int = 0, deadline: float | None = None,
+             progress: bool = False) -> dict[str, float]:
+    """Fit an SB3 maskable actor-critic policy to the demonstrations; stop at ``deadline`` (a ``time.time()``)
+    after the minibatch in hand. Returns the losses and accuracy over the last epoch's minibatches, the
+    epochs done (a fraction when the deadline cut one) and whether the deadline stopped the fit."""
     gen = torch.Generator().manual_seed(seed)
     obs = torch.as_tensor(demos.obs)
     masks = torch.as_tensor(demos.masks)
     acts = torch.as_tensor(demos.actions)
     rets = torch.as_tensor(demos.returns)
     opt = torch.optim.Adam(policy.parameters(), lr=lr)
-    policy.set_training_mode(True)
     n = len(acts)
-    stats = {}
-    for _ in range(epochs):
+    per_epoch = -(-n // batch_size)
+    stats: dict[str, float] = {"epochs": 0.0, "timed_out": deadline is not None and time.time() > deadline}
+    if n == 0:
+        return stats
+    policy.set_training_mode(True)
+    bar = tqdm(total=epochs * per_epoch, unit="batch", desc="warm start 2/2: fitting the policy",
+               disable=not progress, leave=False)
+    done = 0
+    for epoch in range(epochs):
         perm = torch.randperm(n, generator=gen)
-        tot_pi = tot_v = tot_acc = 0.0
+        tot_pi = tot_v = tot_acc = seen = 0.0
         for start in range(0, n, batch_size):
+            if deadline is not None and time.time() > deadline:
+                stats["timed_out"] = True
+                break
             i = perm[start:start + batch_size]
             features = policy.extract_features(obs[i])
             latent_pi, latent_vf = policy.mlp_extractor(features)
@@ -105,6 +146,15 @@ def pretrain(policy: torch.nn.Module, demos: Demonstrations, epochs: int, batch_
             tot_pi += loss_pi.item() * k
             tot_v += loss_v.item() * k
             tot_acc += (logits.argmax(-1) == acts[i]).float().sum().item()
-        stats = {"policy_loss": tot_pi / n, "value_loss": tot_v / n, "accuracy": tot_acc / n}
+            seen += k
+            done += 1
+            bar.update(1)
+            bar.set_postfix(epoch=epoch + 1, accuracy=f"{tot_acc / seen:.1%}", refresh=False)
+        if seen:
+            stats.update(policy_loss=tot_pi / seen, value_loss=tot_v / seen, accuracy=tot_acc / seen)
+        if stats["timed_out"]:
+            break
+    bar.close()
+    stats["epochs"] = round(done / per_epoch, 3)
     policy.set_training_mode(False)
     return stats

@@ -21,6 +21,8 @@ update itself is sb3-contrib's.
 from __future__ import annotations
 
 import dataclasses
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,8 +104,12 @@ class SeatRollouts:
             roles[np.arange(n)[:, None], others] = self.pool.sample(n, self._rng)[:, : P - L]
         return roles
 
-    def collect(self, policy: Any, n_decisions: int, gamma: float, gae_lambda: float) -> Rollout:
-        """About ``n_decisions`` learner decisions (at least that many, ending at whole episodes)."""
+    def collect(self, policy: Any, n_decisions: int, gamma: float, gae_lambda: float,
+                deadline: float | None = None, on_decisions: Callable[[int], None] | None = None) -> Rollout:
+        """About ``n_decisions`` learner decisions (at least that many, ending at whole episodes).
+
+        From ``deadline`` (a ``time.time()``) on, finished games start no new episode either;
+        ``on_decisions(k)`` hears of every step's ``k`` learner decisions (a progress bar)."""
         rules, B, P = self.rules, self.n_games, self.rules.players
         st = init(rules, keys=make_keys(B, self._key_rng), start_ranks=self.start_ranks)
         roles = self._roles(B)
@@ -148,6 +154,8 @@ class SeatRollouts:
                 chunks.append((obs[mine], mask[mine], a, v.numpy().reshape(-1), lp.numpy().reshape(-1), traj[g, p]))
                 count += mine.size
                 offsets.append(count)
+                if on_decisions is not None:
+                    on_decisions(int(mine.size))
             theirs = np.flatnonzero(role >= 0)
             for m in np.unique(role[theirs]).tolist():
                 rows = theirs[role[theirs] == m]
@@ -171,7 +179,8 @@ class SeatRollouts:
                 last[ended] = -1
                 traj[ended] = -1
                 early[ended] = 0
-                if count < n_decisions:  # start new episodes only while decisions are wanted
+                wanted = count < n_decisions and (deadline is None or time.time() < deadline)
+                if wanted:  # start new episodes only while decisions are wanted
                     st.put(ended, init(rules, keys=make_keys(ended.size, self._key_rng), start_ranks=self.start_ranks))
                     roles[ended] = self._roles(ended.size)
         obs_a, masks, actions, values, log_probs, trajectory = (np.concatenate(c) for c in zip(*chunks, strict=True))
@@ -220,21 +229,28 @@ def _gae(rewards: np.ndarray, values: np.ndarray, nxt: np.ndarray, offsets: list
 
 
 def learn_by_seats(model: Any, rollouts: SeatRollouts, total_timesteps: int, callback: Any,
-                   decisions_per_rollout: int, reset_num_timesteps: bool = True, progress: bool = False) -> Any:
-    """``MaskablePPO.learn`` with :class:`SeatRollouts` collecting: same callback, logger and PPO update."""
+                   decisions_per_rollout: int, reset_num_timesteps: bool = True, progress: bool = False,
+                   deadline: float | None = None) -> Any:
+    """``MaskablePPO.learn`` with :class:`SeatRollouts` collecting: same callback, logger and PPO update.
+
+    ``deadline`` (a ``time.time()``) ends the rollout in play early (whole episodes); the callback
+    decides whether its update is made. The bar counts learner decisions as they are made."""
     from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
     from tqdm import tqdm
 
     total_timesteps, callback = model._setup_learn(total_timesteps, callback, reset_num_timesteps, "ppo", False)
     callback.on_training_start(locals(), globals())
-    bar = tqdm(total=total_timesteps, initial=model.num_timesteps, unit="dec", disable=not progress,
-               desc="learner decisions")
+    bar = tqdm(total=None if deadline else total_timesteps, initial=model.num_timesteps, unit="decision",
+               disable=not progress, desc="PPO: learner decisions", leave=False)
     iteration = 0
     rng = np.random.default_rng(model.seed)
     while model.num_timesteps < total_timesteps:
-        r = rollouts.collect(model.policy, decisions_per_rollout, model.gamma, model.gae_lambda)
+        r = rollouts.collect(model.policy, decisions_per_rollout, model.gamma, model.gae_lambda, deadline=deadline,
+                             on_decisions=bar.update)
         model.num_timesteps += len(r)
-        bar.update(len(r))
+        if deadline:
+            left = max(0, round(deadline - time.time()))
+            bar.set_postfix_str(f"{left // 60}:{left % 60:02d} left", refresh=True)
         iteration += 1
         model._update_current_progress_remaining(model.num_timesteps, total_timesteps)
         model.logger.record("rollout/trajectory_reward_mean", r.episode_reward)

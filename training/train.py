@@ -4,8 +4,9 @@
 
 Reads top to bottom: build the rules and the settings (``training.hyperparams``),
 the opponent pool (scripted baselines + snapshots of the learner), the batched
-VecEnv, the model (new and warm-started by imitating the heuristic, see
-:mod:`training.imitation`, or resumed from a checkpoint); learn with one callback
+VecEnv, the model (new, or resumed from a checkpoint); with ``--minutes``, plan the
+phases within it (:mod:`training.budget`); warm-start a new model by imitating the
+heuristic (:mod:`training.imitation`); learn with one callback
 that takes snapshots, evaluates, saves checkpoints and keeps the time budget (the
 learner in ``learner_seats`` seats of every game, :mod:`training.seat_rollout`, or
 with one seat SB3's own loop over the VecEnv); save the final model with its rules
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import csv
 import json
+import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -37,11 +39,13 @@ from typing import Any
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
+from tqdm import tqdm
 
 from agents.agent_file import code_version, sb3_layers, write_agent_file
 from agents.sb3_policy import ModelError, check_rules, read_metadata, save_model
 from president_env.core import Rules, preset
 from president_env.core.jsonio import JSONInputError, loads
+from training.budget import EvalCost, Plan, make_plan, measure_eval_cost
 from training.evaluate import Matchup, matchup
 from training.hyperparams import TrainSettings, learner_seats, settings_for
 from training.imitation import collect, pretrain
@@ -65,7 +69,7 @@ class TrainArgs:
     timesteps: int = 5_000_000          # total learner decisions (a resumed run counts what it had)
     out: str = "runs/president"
     seed: int = 0
-    minutes: float | None = None        # wall-clock budget; training stops at whichever comes first
+    minutes: float | None = None        # the whole run's wall-clock budget (training.budget); or timesteps first
     resume: str | None = None           # a checkpoint (or model) zip to continue from
     eval_deals: int | None = None       # duplicate deals per evaluation during training
     final_deals: int = 1000             # duplicate deals of the final evaluation (0: none)
@@ -136,13 +140,19 @@ class TrainResult:
 
 
 class TrainingMonitor(BaseCallback):
-    """Snapshots into the pool, evaluations into eval.csv and TensorBoard, checkpoints, the time budget."""
+    """Snapshots into the pool, evaluations into eval.csv and TensorBoard, checkpoints, the time budget.
+
+    With a ``plan`` PPO stops at its end: a step (a rollout with its update, on the several-seat
+    path) is not begun when the last one took longer than the time left, and an evaluation is
+    skipped when it would not fit."""
 
     def __init__(self, rules: Rules, pool: OpponentPool, s: TrainSettings, args: TrainArgs, out: Path,
-                 started: float) -> None:
+                 started: float, plan: Plan | None = None, eval_cost: EvalCost | None = None) -> None:
         super().__init__()
         self.rules, self.pool, self.s, self.args, self.out, self.started = rules, pool, s, args, out, started
+        self.plan, self.eval_cost = plan, eval_cost
         self.curve_path = out / "eval.csv"
+        self._last_step = time.time()
 
     def _on_training_start(self) -> None:
         n = self.num_timesteps
@@ -159,19 +169,26 @@ class TrainingMonitor(BaseCallback):
             self.pool.add_snapshot(self.model.policy, str(n))
             self.next_snapshot += self.s.snapshot_every
         if n >= self.next_eval:
-            self.evaluate()
+            if self._fits(2 * self.eval_cost.estimate(self.args.eval_deals or self.s.eval_deals)
+                          if self.eval_cost else 0.0):
+                self.evaluate()
             self.next_eval += self.s.eval_every
         if n >= self.next_checkpoint:
             save_checkpoint(self.model, self.out, self.rules, self.args)
             self.next_checkpoint += self.args.checkpoint_every
-        if self.args.minutes is not None and time.time() - self.started > 60 * self.args.minutes:
-            return False
-        return True
+        now = time.time()
+        gap, self._last_step = now - self._last_step, now
+        return self._fits(gap)
+
+    def _fits(self, seconds: float) -> bool:
+        """Whether ``seconds`` of work fit before PPO's end (always without a plan)."""
+        return self.plan is None or time.time() + seconds <= self.plan.ppo_end
 
     def evaluate(self) -> list[Matchup]:
         deals = self.args.eval_deals or self.s.eval_deals
         learner = PolicyAgent(self.rules, self.model.policy, "learner", deterministic=True, frozen=False)
-        results = [matchup(self.rules, learner, b, deals, seed=self.args.seed + 1) for b in BASELINES]
+        results = [matchup(self.rules, learner, b, deals, seed=self.args.seed + 1, progress=self.args.progress,
+                           desc=f"evaluating vs {b}") for b in BASELINES]
         self.model.policy.set_training_mode(False)
         with self.curve_path.open("a", newline="") as f:
             w = csv.writer(f)
@@ -241,10 +258,54 @@ def build_model(rules: Rules, s: TrainSettings, venv: PresidentVecEnv, args: Tra
     )
 
 
-def train(args: TrainArgs) -> TrainResult:
-    """Train, save and evaluate one model (see the module docstring). Ctrl-C saves a checkpoint and raises
-    :class:`TrainingInterrupted` naming it."""
-    started = time.time()
+def _plan(rules: Rules, s: TrainSettings, args: TrainArgs, model: MaskablePPO,
+          started: float) -> tuple[Plan | None, EvalCost | None]:
+    """With ``--minutes``: the final evaluation timed on this machine, and the deadlines of the phases."""
+    if args.minutes is None:
+        return None, None
+    deals = final_deals(args)
+    most = max([*deals.values(), args.eval_deals or s.eval_deals if s.eval_every < args.timesteps else 0])
+    learner = PolicyAgent(rules, model.policy, "learner", deterministic=True, frozen=False)
+    cost = measure_eval_cost(rules, learner, BASELINES[0], most, seed=args.seed + 3, progress=args.progress) \
+        if most else None
+    plan = make_plan(started, args.minutes, time.time(), cost, deals, s.imitation_share)
+    _say(args, plan.describe())
+    return plan, cost
+
+
+def final_deals(args: TrainArgs) -> dict[str, int]:
+    """The final evaluation's deals against each baseline."""
+    if not args.final_deals:
+        return {}
+    return {"heuristic": args.final_heuristic_deals or args.final_deals, "greedy": args.final_deals}
+
+
+def _say(args: TrainArgs, line: str) -> None:
+    """A line about the run on standard error, between the progress bars (only with progress on)."""
+    if args.progress:
+        tqdm.write(line, file=sys.stderr)
+
+
+def _warm_start(model: MaskablePPO, rules: Rules, s: TrainSettings, args: TrainArgs, out: Path, started: float,
+                plan: Plan | None) -> None:
+    """Fit the new policy to the teacher's self-play (both parts stop at the plan's deadlines)."""
+    demos = collect(rules, s.imitation_teacher, s.imitation_decisions, s.gamma, seed=args.seed,
+                    deadline=plan.collect_end if plan else None, progress=args.progress)
+    stats = pretrain(model.policy, demos, s.imitation_epochs, batch_size=s.imitation_batch, seed=args.seed,
+                     deadline=plan.warm_end if plan else None, progress=args.progress)
+    info = stats | {"decisions": len(demos.actions), "collect_timed_out": demos.timed_out,
+                    "seconds": round(time.time() - started, 1)}
+    (out / "imitation.json").write_text(json.dumps(info))
+    cut = " (cut by the time budget)" if demos.timed_out or stats["timed_out"] else ""
+    _say(args, f"warm start: {len(demos.actions):,} {s.imitation_teacher} decisions, {stats['epochs']:g} epoch(s), "
+               f"{stats.get('accuracy', 0):.1%} of its moves imitated{cut}")
+
+
+def train(args: TrainArgs, started: float | None = None) -> TrainResult:
+    """Train, save and evaluate one model (see the module docstring); ``started`` (a ``time.time()``, default
+    now) is when the run's budget began. Ctrl-C saves a checkpoint and raises :class:`TrainingInterrupted`
+    naming it."""
+    started = started or time.time()
     torch.set_num_threads(args.threads)
     rules = preset(args.preset, **({"players": args.players} if args.players else {}))
     s = settings_for(rules.name, **args.settings)
@@ -263,7 +324,7 @@ def train(args: TrainArgs) -> TrainResult:
                            reward=s.reward, seed=args.seed)
     model = build_model(rules, s, venv, args, out)
     try:
-        monitor = _learn(model, rules, s, seats, venv, pool, args, out, started)
+        monitor, plan = _learn(model, rules, s, seats, venv, pool, args, out, started)
         model_path, agent_path = save_both(model, out / "model", rules,
                                            made_by(rules, args, int(model.num_timesteps)),
                                            seconds=round(time.time() - started, 1))
@@ -273,11 +334,11 @@ def train(args: TrainArgs) -> TrainResult:
         raise TrainingInterrupted(checkpoint, agent, int(model.num_timesteps)) from None
 
     final: list[Matchup] = []
-    if args.final_deals:
+    deals = plan.final_deals if plan else final_deals(args)
+    if deals:
         learner = PolicyAgent(rules, model.policy, "learner", deterministic=True, frozen=False)
-        deals = {"heuristic": args.final_heuristic_deals or args.final_deals, "greedy": args.final_deals}
-        final = [matchup(rules, learner, b, deals[b], seed=args.seed + 2, progress=args.progress)
-                 for b in BASELINES]
+        final = [matchup(rules, learner, b, deals[b], seed=args.seed + 2, progress=args.progress,
+                         desc=f"final evaluation vs {b}") for b in BASELINES if deals.get(b)]
     result = TrainResult(model_path, agent_path, monitor.curve_path, int(model.num_timesteps),
                          time.time() - started, final)
     (out / "final.json").write_text(json.dumps(result.to_dict(), indent=1))
@@ -286,26 +347,26 @@ def train(args: TrainArgs) -> TrainResult:
 
 
 def _learn(model: MaskablePPO, rules: Rules, s: TrainSettings, seats: int, venv: PresidentVecEnv,
-           pool: OpponentPool, args: TrainArgs, out: Path, started: float) -> TrainingMonitor:
-    """The warm start (a new model) and PPO up to ``args.timesteps`` learner steps."""
+           pool: OpponentPool, args: TrainArgs, out: Path, started: float) -> tuple[TrainingMonitor, Plan | None]:
+    """With ``--minutes`` the plan of the phases; the warm start (a new model) and PPO up to ``args.timesteps``
+    learner steps or the plan's end of PPO."""
+    plan, cost = _plan(rules, s, args, model, started)
     if args.resume:
         pool.add_snapshot(model.policy, f"resumed@{model.num_timesteps}")
     elif s.imitation_decisions:
-        demos = collect(rules, s.imitation_teacher, s.imitation_decisions, s.gamma, seed=args.seed)
-        stats = pretrain(model.policy, demos, s.imitation_epochs, seed=args.seed)
-        (out / "imitation.json").write_text(json.dumps(stats | {"decisions": len(demos.actions),
-                                                                  "seconds": round(time.time() - started, 1)}))
+        _warm_start(model, rules, s, args, out, started, plan)
         pool.add_snapshot(model.policy, "imitation")
-    monitor = TrainingMonitor(rules, pool, s, args, out, started)
+
+    monitor = TrainingMonitor(rules, pool, s, args, out, started, plan, cost)
     remaining = max(0, args.timesteps - model.num_timesteps)
     if remaining and seats > 1:
         rollouts = SeatRollouts(venv.rules, s.n_envs, pool, seats, s.start_ranks, s.reward, seed=args.seed)
         learn_by_seats(model, rollouts, remaining, monitor, s.n_envs * s.n_steps, reset_num_timesteps=not args.resume,
-                       progress=args.progress)
+                       progress=args.progress, deadline=plan.ppo_end if plan else None)
     elif remaining:
         model.learn(total_timesteps=remaining, callback=monitor, progress_bar=args.progress,
                     reset_num_timesteps=not args.resume, tb_log_name="ppo")
-    return monitor
+    return monitor, plan
 
 
 def format_result(result: TrainResult) -> str:

@@ -2,9 +2,9 @@
 
     president train-all --minutes 10 --out runs/all
 
-Each preset is trained by :func:`training.train.train` for ``--minutes`` of wall
-time (or ``--timesteps``, whichever comes first), then evaluated against
-``players - 1`` copies of each baseline. Writes ``results.md``, ``results.csv``
+Each preset is trained by :func:`training.train.train` within ``--minutes`` of wall
+time, its final evaluation against ``players - 1`` copies of each baseline included
+(``--timesteps`` caps PPO). Writes ``results.md``, ``results.csv``
 and ``learning_curves.png`` in ``--out`` (one folder per preset beside them).
 """
 
@@ -24,7 +24,7 @@ class TrainAllArgs:
     """Arguments of ``president train-all``."""
 
     presets: str = "all"            # comma-separated preset names, or "all"
-    minutes: float = 10.0           # wall-clock budget per preset
+    minutes: float = 10.0           # wall-clock budget per preset, its final evaluation included
     timesteps: int = 100_000_000    # cap per preset
     out: str = "runs/all"
     seed: int = 0

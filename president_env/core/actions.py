@@ -51,6 +51,9 @@ class ActionTable:
     pick: np.ndarray | None = None            # poker: (A,) card-name index a pick names (poker.ClaimTable.pick_names),
     #                                           -1 for pass and the claims
     claim_words: tuple[str, ...] = ()         # poker: words of pass and each claim (poker.ClaimTable.words)
+    wild_suits: tuple[tuple[str, ...], ...] = ()  # card-level under ``Rules.names_wild_cards``: the suits of the
+    #                                           wild cards each set names ("D"; "JK" for a wild joker, which has
+    #                                           no suit), ``wild[i]`` of them; empty otherwise
 
     @property
     def n(self) -> int:
@@ -64,6 +67,11 @@ class ActionTable:
     def poker(self) -> bool:
         return self.pick is not None
 
+    @property
+    def names_wild(self) -> bool:
+        """Whether sets name their wild cards' suits (``Rules.names_wild_cards``), not only count them."""
+        return bool(self.wild_suits)
+
     def words(self, i: int) -> str:
         """Action ``i`` in words: 'pair of 7s', or on card-level rules 'pair 7C 7H', 'run 5S 6S 7S', or in
         poker a claim ('full house of sevens') or a pick ('pick 7H')."""
@@ -71,7 +79,8 @@ class ActionTable:
             return f"pick {self.cards[i][0]}" if self.pick[i] >= 0 else self.claim_words[i]
         if not self.card_level or i == 0:
             return _words(self.names[i], int(self.size[i]))
-        return _card_words(self.cards[i], int(self.size[i]), int(self.wild[i]), int(self.run[i]))
+        named = self.wild_suits[i] if self.wild_suits else ()
+        return _card_words(self.cards[i], int(self.size[i]), int(self.wild[i]), int(self.run[i]), named)
 
     def rows(self) -> list[dict]:
         """The table as plain rows {id, rank, size, words} (card-level: also cards, wild, run)."""
@@ -80,6 +89,8 @@ class ActionTable:
             row = {"id": i, "rank": self.names[i] or None, "size": int(self.size[i]), "words": self.words(i)}
             if self.card_level:
                 row.update(cards=list(self.cards[i]), wild=int(self.wild[i]), run=int(self.run[i]))
+                if self.wild_suits:
+                    row.update(wild_suits=list(self.wild_suits[i]))
             if self.poker:
                 row.update(cards=list(self.cards[i]), pick=bool(self.pick[i] >= 0))
             out.append(row)
@@ -128,36 +139,54 @@ def rank_table(rules: Rules) -> ActionTable:
 
 
 def _card_level_table(rules: Rules, t: Tables) -> ActionTable:
-    """Pass; every set as (rank-level id, natural cards, wild count); every run."""
+    """Pass; every set as (rank-level id, natural cards, wild cards); every run.
+
+    A set's wild cards are a count, except under ``Rules.names_wild_cards`` (section 8 fine point 10),
+    where the set names their suits too (a wild joker has none: "JK"): ``pair 7C + wild D`` and
+    ``pair 7C + wild C`` are two actions; the engine plays the least wild card of each named suit."""
     S = rules.max_set
     n_wild = int(t.card_wild.sum())
     copies: dict[str, int] = {}
     for name in t.card_names:
         copies[name] = copies.get(name, 0) + 1
-    rows: list[tuple[int, int, tuple[str, ...], int, int, int]] = [(-1, 0, (), 0, 0, 0)]  # rank, size, cards, wild,
-    for p, k in enumerate(t.play_kind):                                                  # run, rank_id
+    named = rules.names_wild_cards
+    for c in np.flatnonzero(t.card_wild):  # wild cards by suit ("JK": a wild joker)
+        token = "JK" if t.card_suit[c] < 0 else rules.suit_order[t.card_suit[c]]
+        copies["*" + token] = copies.get("*" + token, 0) + 1
+    wild_tokens = [x[1:] for x in copies if x.startswith("*")]
+    wild_tokens.sort(key=lambda x: rules.suit_order.index(x) if x != "JK" else 4)
+
+    def combos(names: list[str], m: int, prefix: str = "") -> list[tuple[str, ...]]:
+        return [c for c in itertools.combinations_with_replacement(names, m)
+                if all(c.count(x) <= copies[prefix + x] for x in set(c))]
+
+    def wild_parts(w: int) -> list[tuple[str, ...]]:
+        return combos(wild_tokens, w, "*") if named else [()]
+
+    rows: list[tuple] = [(-1, 0, (), 0, 0, 0, ())]  # rank, size, cards, wild, run, rank_id, wild names
+    for p, k in enumerate(t.play_kind):
         kind_names = [n for n in dict.fromkeys(t.card_names[c] for c in np.flatnonzero(t.card_kind == k))] \
             if k >= 0 else []
         for n in range(1, S + 1):
             rid = 1 + p * S + n - 1
             if k < 0:
                 if n <= n_wild:
-                    rows.append((p, n, (), n, 0, rid))
+                    rows += [(p, n, (), n, 0, rid, wc) for wc in wild_parts(n)]
                 continue
             if t.kind_high[k] and n > 1:
                 continue
             for w in range(0, min(n - 1, n_wild) + 1):
-                for combo in itertools.combinations_with_replacement(kind_names, n - w):
-                    if all(combo.count(x) <= copies[x] for x in set(combo)):
-                        rows.append((p, n, combo, w, 0, rid))
+                for combo in combos(kind_names, n - w):
+                    rows += [(p, n, combo, w, 0, rid, wc) for wc in wild_parts(w)]
     if rules.runs:
-        rows += _runs(rules, t)
+        rows += [r + ((),) for r in _runs(rules, t)]
     rank = np.array([r[0] for r in rows], dtype=np.int64)
     return ActionTable(
         rank=rank, size=np.array([r[1] for r in rows], dtype=np.int64),
         names=("",) + tuple(t.play_ranks[r] for r in rank[1:]),
         cards=tuple(r[2] for r in rows), wild=np.array([r[3] for r in rows], dtype=np.int64),
         run=np.array([r[4] for r in rows], dtype=np.int64), rank_id=np.array([r[5] for r in rows], dtype=np.int64),
+        wild_suits=tuple(r[6] for r in rows) if named else (),
     )
 
 
@@ -203,20 +232,28 @@ def action_id(rules: Rules, rank: str, size: int) -> int:
 
 def card_action_id(rules: Rules, cards: list[str] | tuple[str, ...], run: bool = False) -> int:
     """Card-level rules: the id of the set of ``cards`` (natural cards by name, wild cards by name or
-    as ``"WILD"``: which wild cards go is the engine's choice), or with ``run=True`` of the run whose
-    window holds exactly the natural ``cards`` named (``["5S", "6S", "7S"]``)."""
+    as ``"WILD"``: which wild cards go is the engine's choice; under ``Rules.names_wild_cards`` a set
+    names its wild cards' suits, so a wild card is named by a card of its suit, "2D", and ``"WILD"`` is
+    refused), or with ``run=True`` of the run whose window holds exactly the natural ``cards`` named
+    (``["5S", "6S", "7S"]``)."""
     if not rules.card_level:
         raise ValueError("these rules are rank-based: use action_id(rules, rank, size)")
     t, at = tables(rules), action_table(rules)
-    wild_names = {t.card_names[c] for c in np.flatnonzero(t.card_wild)} | {"WILD"}
+    wild_cards = {t.card_names[c] for c in np.flatnonzero(t.card_wild)}
     names = [("T" + str(n)[2:] if str(n).startswith("10") else str(n)).upper() for n in cards]
     unknown = [n for n in names if n not in t.card_names and n != "WILD"]
     if unknown:
         raise ValueError(f"unknown card(s) {unknown} for these rules (cards look like 3C, TD, JK)")
-    natural = tuple(sorted(n for n in names if n not in wild_names))
-    w = sum(n in wild_names for n in names)
+    named = at.names_wild and not run
+    if named and "WILD" in names:
+        raise ValueError("these rules compare suits and a set names its wild cards' suits: name the wild cards "
+                         "(2D, not WILD)")
+    natural = tuple(sorted(n for n in names if n not in wild_cards and n != "WILD"))
+    wild = sorted(("JK" if n in ("JK", "BJ", "RJ") else n[-1]) for n in names if n in wild_cards or n == "WILD")
     for i in range(1, at.n):
-        if bool(at.run[i]) == run and tuple(sorted(at.cards[i])) == natural and (run or at.wild[i] == w):
+        if bool(at.run[i]) != run or tuple(sorted(at.cards[i])) != natural:
+            continue
+        if run or (sorted(at.wild_suits[i]) == wild if named else at.wild[i] == len(wild)):
             return i
     raise ValueError(f"no {'run' if run else 'set'} of the cards {list(cards)} in the action table of these rules")
 
@@ -245,12 +282,17 @@ def pick_id(rules: Rules, card: str) -> int:
     return ct.pick_id(name)
 
 
-def _card_words(cards: tuple[str, ...], size: int, wild: int, run: int) -> str:
-    shown = " ".join(cards) + (f" + {wild} wild" if cards and wild else "")
+def _card_words(cards: tuple[str, ...], size: int, wild: int, run: int, wild_suits: tuple[str, ...] = ()) -> str:
+    """'pair 7C 7H', 'three 7D 7S + 1 wild', or where sets name their wild cards' suits 'pair 7C + wild D'
+    ('pair of wild cards C D' alone)."""
     if run:
         return f"run {' '.join(cards)}" + (f" ({run} cards, {run - len(cards)} wild)" if len(cards) < run else "")
     if not cards:
-        return _words(WILD, size)
+        return _words(WILD, size) + (f" {' '.join(wild_suits)}" if wild_suits else "")
+    if wild_suits:
+        shown = " ".join(cards) + f" + wild {' '.join(wild_suits)}"
+    else:
+        shown = " ".join(cards) + (f" + {wild} wild" if wild else "")
     return f"{_SIZE_WORDS.get(size, f'{size} x')} {shown}"
 
 

@@ -118,7 +118,6 @@ class _CardConsts:
     card_black: np.ndarray       # (C,) bool
     card_fsuit: np.ndarray       # (C,) follow: suit of a natural non-wild non-high card, -1 otherwise
     card_nat8: np.ndarray        # (C,) bool a natural 8 (eight_cut on runs)
-    wild_suits: bool             # some wild card has a printed suit (suit_rule rank reads it)
     blocks: tuple                # per play rank: (first set, end, code column, lut) with lut[code_w, n] (or, when
     #                              4 x decks = 4, lut[code_w * 16 + size bits, n]: holdable and of a legal size)
     holdj: np.ndarray            # (Js * ncode * (W+1),) bool [set, code_w] holdable (patching single columns)
@@ -133,6 +132,9 @@ class _CardConsts:
     singles: np.ndarray          # set indices of the singles
     copies: bool                 # some natural card name has several copies (two decks, plain jokers)
     wild_cols: np.ndarray        # card indices of the wild cards, least wild first
+    named_wild: bool             # sets name their wild cards' suits (Rules.names_wild_cards, fine point 10)
+    wild_slot: np.ndarray        # (C,) named_wild: a wild card's suit place 0..3, 4 a wild joker; -1 not wild
+    wild_need: np.ndarray        # (A, 5) named_wild: the wild cards each action names, per slot (none: pass, runs)
 
 
 @lru_cache(maxsize=128)
@@ -232,6 +234,9 @@ def _card_consts(rules: Rules, t: Tables, at) -> _CardConsts:  # noqa: C901 - on
     rows = range(1, Js + 1)
     set_p = at.rank[1:Js + 1].copy()
     lowest = t.card_names[t.lowest_card]
+    named_wild = at.names_wild
+    wild_slot = np.where(t.card_wild, np.where(suit >= 0, suit, 4), -1)
+    wild_need = np.zeros((A, 5), dtype=np.int64)
     hi, lo, red, black, colour, fsuit, low = ([] for _ in range(7))
     claim = np.full((R, ncode), -1, dtype=np.int64)
     for j in rows:
@@ -242,8 +247,15 @@ def _card_consts(rules: Rules, t: Tables, at) -> _CardConsts:  # noqa: C901 - on
             set_need[j - 1] = sum(base ** s_ for s_ in sts)
         elif t.play_kind[p] >= 0:
             set_need[j - 1] = n_suited + len(names)
-        hi.append(max(sts, default=-1))
-        lo.append(min(sts, default=4))
+        if named_wild:  # the suits of the wild cards it names count where suits are compared (fine point 1)
+            for x in at.wild_suits[j]:
+                slot = 4 if x == "JK" else rules.suit_order.index(x)
+                wild_need[j, slot] += 1
+            sts_all = sts + [rules.suit_order.index(x) for x in at.wild_suits[j] if x != "JK"]
+        else:
+            sts_all = sts
+        hi.append(max(sts_all, default=-1))
+        lo.append(min(sts_all, default=4))
         red.append(sum(rules.suit_order[s_] in "DH" for s_ in sts))
         black.append(sum(rules.suit_order[s_] in "CS" for s_ in sts))
         colour.append(bool(sts) and at.wild[j] == 0)
@@ -315,6 +327,7 @@ def _card_consts(rules: Rules, t: Tables, at) -> _CardConsts:  # noqa: C901 - on
         singles=np.flatnonzero(at.size[1:Js + 1] == 1),
         copies=bool(np.any(group_first != np.arange(C)) and np.any(need_card[:, group_first != np.arange(C)])),
         wild_cols=np.flatnonzero(t.card_wild),
+        named_wild=named_wild, wild_slot=wild_slot, wild_need=wild_need,
         Js=Js, set_rid=at.rank_id[1:Js + 1].copy(), set_p=set_p, set_n=at.size[1:Js + 1].copy(),
         set_w=at.wild[1:Js + 1].copy(), set_col=set_p.copy(), set_need=set_need,
         set_hi=np.array(hi, dtype=np.int64), set_lo=np.array(lo, dtype=np.int64),
@@ -331,7 +344,6 @@ def _card_consts(rules: Rules, t: Tables, at) -> _CardConsts:  # noqa: C901 - on
         card_red=np.isin(suit_letter, ["D", "H"]) & printed, card_black=np.isin(suit_letter, ["C", "S"]) & printed,
         card_fsuit=np.where(printed, suit, -1),
         card_nat8=natural_card & np.isin(t.card_kind, eight),
-        wild_suits=bool((t.card_wild & (suit >= 0)).any()),
     )
 
 
@@ -726,7 +738,7 @@ def _card_exchange_mask(c: _Consts, held: np.ndarray) -> np.ndarray:
     allowed = np.zeros((held.shape[0], c.R, c.S), dtype=bool)
     allowed[:, :, 0] = True
     out = np.zeros((held.shape[0], c.A), dtype=bool)
-    out[:, 1:cl.Js + 1] = _sets(c, code, allowed)
+    out[:, 1:cl.Js + 1] = _sets(c, code, allowed, _wild_held(c, held))
     return out
 
 
@@ -741,10 +753,19 @@ def _select(c: _Consts, held: np.ndarray, a: np.ndarray) -> np.ndarray:
     else:
         sel = held & (cl.need_card[a] > 0)
     if c.t.has_wild:
-        n_wild = c.act_size[a] - sel.sum(axis=1)
         wc = cl.wild_cols
         wild = held[:, wc]
-        sel[:, wc] = wild & (np.cumsum(wild, axis=1) <= n_wild[:, None])
+        n_wild = c.act_size[a] - sel.sum(axis=1)
+        taken = wild & (np.cumsum(wild, axis=1) <= n_wild[:, None])   # the least wild cards
+        if cl.named_wild:  # a set takes the least wild cards held of each suit it names (fine point 10)
+            slot = cl.wild_slot[wc]
+            need = cl.wild_need[a]      # (N, 5)
+            named = np.zeros_like(wild)
+            for s_ in range(5):
+                m = wild & (slot == s_)[None, :]
+                named |= m & (np.cumsum(m, axis=1) <= need[:, s_:s_ + 1])
+            taken = np.where((c.act_run[a] > 0)[:, None], taken, named)
+        sel[:, wc] = taken
     return sel
 
 
@@ -982,8 +1003,20 @@ def _holdable(c: _Consts, held: np.ndarray) -> tuple[np.ndarray, np.ndarray | No
     return code * (cl.W + 1), wild
 
 
-def _sets(c: _Consts, code: np.ndarray, allowed: np.ndarray) -> np.ndarray:
-    """(N, Js) the sets the player holds whose rank-level (rank, size) is in ``allowed`` (N, R, S)."""
+def _wild_held(c: _Consts, held: np.ndarray) -> np.ndarray | None:
+    """Where sets name their wild cards' suits: (N, Js) whether the player holds the wild cards of each
+    set (per suit, and wild jokers); None where the engine chooses the wild cards."""
+    cl = c.cl
+    if not cl.named_wild:
+        return None
+    wc = cl.wild_cols
+    per_slot = np.stack([(held[:, wc] & (cl.wild_slot[wc] == s_)[None, :]).sum(axis=1) for s_ in range(5)], axis=1)
+    return (per_slot[:, None, :] >= cl.wild_need[None, 1:cl.Js + 1, :]).all(axis=2)
+
+
+def _sets(c: _Consts, code: np.ndarray, allowed: np.ndarray, wild_held: np.ndarray | None) -> np.ndarray:
+    """(N, Js) the sets the player holds whose rank-level (rank, size) is in ``allowed`` (N, R, S).
+    ``wild_held``: :func:`_wild_held` (the named wild cards held), or None."""
     cl = c.cl
     N = code.shape[0]
     out = np.empty((N, cl.Js), dtype=bool)
@@ -993,15 +1026,17 @@ def _sets(c: _Consts, code: np.ndarray, allowed: np.ndarray) -> np.ndarray:
         idx = code * (1 << c.S) + bits
         for s0, s1, col, lut in cl.blocks:
             out[:, s0:s1] = np.take(lut, idx[:, col], axis=0)
-        return out
-    for s0, s1, col, lut in cl.blocks:
-        out[:, s0:s1] = np.take(lut, code[:, col], axis=0)
-    out &= np.take(allowed.reshape(N, -1), cl.set_rid - 1, axis=1)
+    else:
+        for s0, s1, col, lut in cl.blocks:
+            out[:, s0:s1] = np.take(lut, code[:, col], axis=0)
+        out &= np.take(allowed.reshape(N, -1), cl.set_rid - 1, axis=1)
+    if wild_held is not None:
+        out &= wild_held
     return out
 
 
 def _patch(c: _Consts, sets: np.ndarray, code: np.ndarray, legal: np.ndarray, extra: np.ndarray | None,
-           g: np.ndarray, cols: np.ndarray, ok: np.ndarray, bound: np.ndarray) -> None:
+           g: np.ndarray, cols: np.ndarray, ok: np.ndarray, bound: np.ndarray, wild_held: np.ndarray | None) -> None:
     """Set ``sets[g, cols]`` where ``ok`` to (``bound`` or a free play) and holdable: the columns a suit
     rule decides. ``cols`` (G, k) are set indices, ``bound`` (G, k) what the suit rule allows."""
     cl = c.cl
@@ -1009,6 +1044,8 @@ def _patch(c: _Consts, sets: np.ndarray, code: np.ndarray, legal: np.ndarray, ex
     n = cl.set_n[cols] - 1
     free = extra[g[:, None], p, n] if extra is not None else False
     held = cl.holdj[cols * (cl.ncode * (cl.W + 1)) + np.take_along_axis(code[g], p, axis=1)]
+    if wild_held is not None:
+        held = held & wild_held[g[:, None], cols]
     gi, ki = np.nonzero(ok)   # only the real columns (padding points at column 0, which may be real too)
     sets[g[gi], cols[gi, ki]] = ((bound | free) & held)[gi, ki]
 
@@ -1026,6 +1063,7 @@ def _card_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:  # noqa: C901
     cur = st.current.astype(np.int64)
     held = st.hands[ar, cur]
     code, wild = _holdable(c, held)
+    wheld = _wild_held(c, held)
     top = st.top_rank.astype(np.int64)
     on_set = (top >= 0) & (st.top_run == 0)
     ts = st.top_size.astype(np.int64)
@@ -1037,7 +1075,7 @@ def _card_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:  # noqa: C901
         if bind.size:
             legal[bind, :, 1:] = False
     allowed = legal if extra is None else (legal | extra)
-    sets = _sets(c, code, allowed)
+    sets = _sets(c, code, allowed, wheld)
     if rules.suit_rule == "colour":
         g = np.flatnonzero(on_set)
         if g.size:
@@ -1052,7 +1090,7 @@ def _card_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:  # noqa: C901
             reverse = cl.set_colour[cols] & (cl.set_red[cols] == black) & (cl.set_black[cols] == red)
             n = cl.set_n[cols]   # the size rule still holds (fine point 3 lifts only the rank)
             reverse &= (n >= ts[g][:, None]) if rules.size_rule == "at_least" else (n == ts[g][:, None])
-            _patch(c, sets, code, legal, extra, g, cols, ok, reverse)
+            _patch(c, sets, code, legal, extra, g, cols, ok, reverse, wheld)
     elif rules.suit_rule == "rank" or (rules.wild_tie != "equal" and c.t.has_wild):
         g = np.flatnonzero(on_set)
         if g.size:
@@ -1071,9 +1109,7 @@ def _card_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:  # noqa: C901
                 tc = top_cards[g] & (c.t.card_suit >= 0)
                 top_hi = np.where(tc, c.t.card_suit, -1).max(axis=1)
                 top_lo = np.where(tc, c.t.card_suit, 4).min(axis=1)
-                set_hi, set_lo = cl.set_hi[cols], cl.set_lo[cols]
-                if cl.wild_suits and wild is not None:
-                    set_hi, set_lo = _with_wild_suits(c, held[g], cl.set_w[cols], set_hi, set_lo)
+                set_hi, set_lo = cl.set_hi[cols], cl.set_lo[cols]   # wild cards' suits named (fine point 10)
                 if rules.four_of_a_kind in ("revolution", "revolution_and_reverse"):
                     rev = st.revolution[g]
                     key = np.where(rev[:, None], np.where(set_lo < 4, 3 - set_lo, -1), set_hi)
@@ -1089,11 +1125,11 @@ def _card_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:  # noqa: C901
                 win = (~mine & tw) if rules.wild_tie == "natural_higher" else (mine & ~tw)
                 cmp = np.where((cmp == 0) & differ, np.where(win, 1, -1), cmp)
             b = legal[g[:, None], p, cl.set_n[cols] - 1]
-            _patch(c, sets, code, legal, extra, g, cols, ok, (cmp > 0) | ((cmp == 0) & b))
+            _patch(c, sets, code, legal, extra, g, cols, ok, (cmp > 0) | ((cmp == 0) & b), wheld)
     if bind is not None and bind.size:  # follow: singles of the top's suit, or singles with no suit
         cols = np.broadcast_to(cl.singles, (bind.size, cl.singles.size))
         b = legal[bind[:, None], cl.set_p[cols], 0] & cl.follow_ok[fs[bind]][:, cl.singles]
-        _patch(c, sets, code, legal, extra, bind, cols, np.ones(cols.shape, dtype=bool), b)
+        _patch(c, sets, code, legal, extra, bind, cols, np.ones(cols.shape, dtype=bool), b, wheld)
     if first.any():
         sets[first] &= cl.set_low[None, :]
     out = np.empty((N, c.A), dtype=bool)
@@ -1105,23 +1141,6 @@ def _card_mask(rules: Rules, c: _Consts, st: State) -> np.ndarray:  # noqa: C901
         can_pass &= ~out[:, 1:].any(axis=1)
     out[:, 0] = can_pass
     return out
-
-
-def _with_wild_suits(c: _Consts, held: np.ndarray, w: np.ndarray, set_hi: np.ndarray, set_lo: np.ndarray
-                     ) -> tuple[np.ndarray, np.ndarray]:
-    """suit_rule rank with wild cards that have suits: a set's strongest and weakest suit count the
-    printed suits of the wild cards it takes (the least wild cards held). ``w`` (G, k) wild cards of each set."""
-    wheld = held & c.t.card_wild
-    order = np.cumsum(wheld, axis=1)
-    W = c.cl.W
-    hi = np.full((held.shape[0], W + 1), -1, dtype=np.int64)
-    lo = np.full((held.shape[0], W + 1), 4, dtype=np.int64)
-    suit = c.t.card_suit
-    for n in range(1, W + 1):
-        m = wheld & (order <= n) & (suit >= 0)
-        hi[:, n] = np.where(m, suit, -1).max(axis=1)
-        lo[:, n] = np.where(m, suit, 4).min(axis=1)
-    return np.maximum(set_hi, np.take_along_axis(hi, w, axis=1)), np.minimum(set_lo, np.take_along_axis(lo, w, axis=1))
 
 
 def _run_mask(c: _Consts, st: State, held: np.ndarray, wild: np.ndarray | None,
@@ -1371,9 +1390,11 @@ def _play(rules: Rules, c: _Consts, st: State, a: np.ndarray,  # noqa: C901 - on
         not_run = True
     if c.transparent >= 0:
         eff = np.where((rank == c.transparent) & (old_rank >= 0) & (size == old_size) & not_run, old_rank, eff)
-    if rules.complete_set_clears:
-        st.top_count[:] = np.where(is_play, np.where((eff == old_rank) & not_run, st.top_count + size, size),
-                                   st.top_count)
+    if rules.complete_set_clears:  # cards of the top's rank in consecutive plays; a run counts none (fine point 6)
+        count = np.where((eff == old_rank) & not_run, st.top_count + size, size)
+        if is_run is not None:
+            count = np.where(is_run, 0, count)
+        st.top_count[:] = np.where(is_play, count, st.top_count)
     st.top_rank[:] = np.where(is_play, eff, old_rank)
     st.top_size[:] = np.where(is_play, size, old_size)
     st.top_owner[:] = np.where(is_play, cur, st.top_owner)

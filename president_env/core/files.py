@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,15 +19,6 @@ from typing import IO, Any
 
 class OutputError(ValueError):
     """An output path that cannot be written: the message names it and says why."""
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-_UMASK = _umask()  # read once at import: os.umask can only be read by setting it
 
 
 def check_writable(path: str | os.PathLike, what: str = "output") -> Path:
@@ -57,21 +49,35 @@ def atomic_writer(path: str | os.PathLike, binary: bool = False) -> Iterator[IO[
     The content goes to a temporary file beside ``path`` (``.NAME.XXXX.part``), is flushed to
     disk, and is renamed over ``path``; on any exception (Ctrl-C included) the temporary file
     is removed and ``path`` is untouched. A killed process can leave the ``.part`` file behind,
-    never a truncated ``path``."""
+    never a truncated ``path``. A new file's mode is what the umask gives any new file (0644
+    under 022); a replaced file keeps its mode."""
     path = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-    except OSError as e:
-        raise OutputError(f"{path}: cannot write in {path.parent} ({e.strerror})") from None
+    fd, tmp = _new_part_file(path)
     try:
         with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as f:
             yield f
             f.flush()
             os.fsync(f.fileno())
-        mode = path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_UMASK
-        os.chmod(tmp, mode)
+        if path.exists():   # a replaced file keeps its mode
+            os.chmod(tmp, path.stat().st_mode & 0o777)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _new_part_file(path: Path) -> tuple[int, str]:
+    """A new, empty ``.NAME.XXXX.part`` file beside ``path``, open for writing: (descriptor, its path).
+
+    Created with mode 0666 so that the kernel applies the process's umask at that moment, as it does
+    for any new file (0644 under the usual 022): :func:`tempfile.mkstemp` would make it owner-only."""
+    for _ in range(100):
+        tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.part"
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666), str(tmp)
+        except FileExistsError:
+            continue
+        except OSError as e:
+            raise OutputError(f"{path}: cannot write in {path.parent} ({e.strerror})") from None
+    raise OutputError(f"{path}: cannot write in {path.parent} (no free temporary name)")

@@ -91,9 +91,9 @@ def claim_table(rules: Rules) -> ClaimTable:
         rows += [(n, SET, q, -1, [-1] * 5) for q in range(NR)]
         if n_wild >= n:
             rows.append((n, WILD_SET, -1, -1, [-1] * 5))
-    rows += [(4, TWO_PAIR, h, lo, [-1] * 5) for h in range(NR) for lo in range(h + 1)]
-    if n_wild >= 4:
-        rows.append((4, WILD_SET, -1, -1, [-1] * 5))
+    # Two pair needs two different ranks: four cards of one rank, wild cards included, are no play
+    # (section 8 fine point 7), so there is no (q, q) claim and no claim of four wild cards.
+    rows += [(4, TWO_PAIR, h, lo, [-1] * 5) for h in range(NR) for lo in range(h)]
     rows += [(5, STRAIGHT, w[0], -1, w) for w in windows]
     rows += [(5, FLUSH, q, -1, [-1] * 5) for q in range(NR)]
     rows += [(5, FULL_HOUSE, q, -1, [-1] * 5) for q in range(NR)]
@@ -216,9 +216,7 @@ def satisfies(rules: Rules, claim: int, cards: list[str] | tuple[str, ...], revo
         return False   # an all-wild play claims only the wild claim of its count
     if k == SET or k == FIVE:
         return all(r == q for r in ranks)
-    if k == TWO_PAIR:
-        if q == q2:
-            return all(r == q for r in ranks)
+    if k == TWO_PAIR:  # two different ranks q > q2 (fine point 7)
         return all(r in (q, q2) for r in ranks) and ranks.count(q) <= 2 and ranks.count(q2) <= 2
     if k == FULL_HOUSE:
         others = {r for r in ranks if r != q}

@@ -42,7 +42,7 @@ class PokerConsts:
     name_s: np.ndarray         # (U,) suit place
     name_w: np.ndarray         # (U,) bool wild
     lowest_name: int           # name index of the lowest card (first lead)
-    ids: dict                  # kind -> claim ids of that kind (SET and TWO_PAIR (h, h) merged as "rank")
+    ids: dict                  # kind -> claim ids of that kind (SET and FIVE merged as "rank")
 
 
 @lru_cache(maxsize=64)
@@ -63,10 +63,9 @@ def poker_consts(rules: Rules) -> PokerConsts:
     name_mat = np.zeros((C, U), dtype=np.float32)
     name_mat[np.arange(C), name_of] = 1
     kind = ct.kind
-    rank_like = (kind == SET) | (kind == FIVE) | ((kind == TWO_PAIR) & (ct.key == ct.key2))
-    ids = {k: np.flatnonzero(kind == k) for k in (WILD_SET, FOUR, FULL_HOUSE, STRAIGHT, STRAIGHT_FLUSH, FLUSH)}
-    ids["rank"] = np.flatnonzero(rank_like)
-    ids[TWO_PAIR] = np.flatnonzero((kind == TWO_PAIR) & (ct.key != ct.key2))
+    ids = {k: np.flatnonzero(kind == k) for k in (WILD_SET, TWO_PAIR, FOUR, FULL_HOUSE, STRAIGHT, STRAIGHT_FLUSH,
+                                                  FLUSH)}
+    ids["rank"] = np.flatnonzero((kind == SET) | (kind == FIVE))
     return PokerConsts(
         X=ct.X, U=U, NR=NR, n=ct.n, n8=ct.n.astype(np.int8), kind=kind, key=ct.key, key2=ct.key2, window=ct.window,
         strength=ct.strength, bomb=ct.bomb, first_rank=ct.first_rank, cell_mat=cell, name_of=name_of,
@@ -145,7 +144,7 @@ def claims_ok(pk: PokerConsts, S: Counts, A: Counts, rev: np.ndarray, want: np.n
     snat, anat = S.nat[:, None], A.nat[:, None]
     ids_of = (lambda k: pk.ids[k]) if want is None else (lambda k: pk.ids[k][want[pk.ids[k]]])
 
-    ids = ids_of("rank")                       # single/pair/three/five of q, two pair (q, q)
+    ids = ids_of("rank")                       # single/pair/three/five of q
     if ids.size:
         q, T = pk.key[ids], pk.n8[ids]
         sq, aq = SnR[:, q], AnR[:, q]

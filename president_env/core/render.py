@@ -10,6 +10,7 @@ actions and formats it (the golden files under ``tests/playthroughs``).
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -76,11 +77,13 @@ def top_words(rules: Rules, state: State, game: int = 0, agents: Sequence[str] |
 
 
 def render(rules: Rules, state: State, game: int = 0, viewer: int | None = None,
-           agents: Sequence[str] | None = None) -> str:
+           agents: Sequence[str] | None = None, width: int | None = None) -> str:
     """One game of ``state`` as a text table.
 
     ``viewer`` is a player number: only that player's cards are shown (the others
     as a count); ``None`` shows every hand. ``agents`` optionally names the players.
+    ``width`` (a terminal's columns) keeps every line within it: the head breaks at its
+    ``|`` and the cards move from the table's last column to lines of their own below it.
     """
     B, P = state.batch_size, rules.players
     if not 0 <= game < B:
@@ -132,10 +135,37 @@ def render(rules: Rules, state: State, game: int = 0, viewer: int | None = None,
             "yes" if state.passed[b, s] else "", _ordinal(fin + 1) if fin >= 0 else "-",
             rank_name(int(state.social[b, s]), P), str(int(state.points[b, p])), shown,
         ])
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    for r in [header, *rows]:
-        lines.append("  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip())
+    table = _columns([header, *rows])
+    if width is None or max(map(len, lines + table)) <= width:
+        return "\n".join(lines + table)
+    lines = [part for line in lines for part in _fit(line, width)]
+    lines += _columns([r[:-1] for r in [header, *rows]])
+    for s, r in enumerate(rows):
+        if r[-1] and r[-1] != "(hidden)":
+            lines += _fit(f"cards of seat {s} ({r[2]}): {r[-1]}", width)
     return "\n".join(lines)
+
+
+def _columns(rows: list[list[str]]) -> list[str]:
+    """Rows of cells as lines of left-aligned columns two spaces apart."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+
+
+def _fit(line: str, width: int) -> list[str]:
+    """A line broken to ``width`` columns: at its ``" | "`` first, else at spaces; follow-on lines indented."""
+    if len(line) <= width:
+        return [line]
+    parts = line.split(" | ")
+    if len(parts) > 1:
+        out = [parts[0]]
+        for part in parts[1:]:
+            if len(out[-1]) + 3 + len(part) <= width:
+                out[-1] += " | " + part
+            else:
+                out.append("  " + part)
+        return [piece for o in out for piece in _fit(o, width)]
+    return textwrap.wrap(line, width, subsequent_indent="    ", break_on_hyphens=False) or [line]
 
 
 def _legal_words(rules: Rules, legal: Sequence[int], exchange: bool, trade: bool = False, claim: bool = False) -> str:

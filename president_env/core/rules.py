@@ -450,6 +450,13 @@ class Rules:
         return self.suit_rule != "none" or self.runs > 0
 
     @property
+    def names_wild_cards(self) -> bool:
+        """Whether a set names its wild cards too (section 8 fine point 10): where a suit is compared
+        (``suit_rule`` ``rank``, ``follow`` or ``colour``) and some wild card has a printed suit (a wild
+        natural rank). Otherwise the engine chooses the wild cards (the least wild first)."""
+        return self.suit_rule != "none" and any(r in self.rank_order for r in self.wild_ranks)
+
+    @property
     def poker(self) -> bool:
         """``combinations poker``: a play is a claimed poker combination, then its cards one by one."""
         return self.combinations == "poker"

@@ -229,7 +229,10 @@ class _CardTab:
     card_nat8: tuple[bool, ...]
     run_pos: tuple[tuple[int, int] | None, ...]   # per card: (suit, kind) of a natural non-wild card, else None
     runs_by_suit: tuple[tuple[tuple[int, int, int, int, int, bool], ...], ...]  # (id, window, L, cmp0, cmp1, low)
-    wild_suits: bool
+    named_wild: bool                          # sets name their wild cards' suits (fine point 10)
+    wild_need: tuple[tuple[tuple[int, int], ...], ...]  # named_wild: per id, (slot, count) of the wild cards named
+    card_slot: tuple[int, ...]                # per card: a wild card's slot (suit place 0..3, 4 a wild joker), -1
+    wild_singles: tuple[int, ...]             # named_wild: the single of a wild card of each slot, -1 none
     suit_rule: str
     rank_cmp: bool                            # suit_rule rank, or wild_tie with wild cards
     wild_play: int                            # WILD's play rank, -1 none
@@ -265,6 +268,7 @@ def _card_tab(rules: Rules, c: E._Consts) -> _CardTab:  # noqa: C901 - one table
     claim = {}
     single: dict[str, int] = {}
     wild_single = -1
+    wild_singles: dict[int, int] = {}
     for j in range(1, Js + 1):
         p, n, w = int(at.rank[j]), int(at.size[j]), int(at.wild[j])
         k = int(t.play_kind[p])
@@ -272,6 +276,8 @@ def _card_tab(rules: Rules, c: E._Consts) -> _CardTab:  # noqa: C901 - one table
             wild_groups.append((rid0[j], p, n, ((j, w),)))
             if n == 1:
                 wild_single = j
+                if cl.named_wild:
+                    wild_singles[int(np.argmax(cl.wild_need[j]))] = j
             continue
         cnt = {}
         for name in at.cards[j]:
@@ -305,7 +311,10 @@ def _card_tab(rules: Rules, c: E._Consts) -> _CardTab:  # noqa: C901 - one table
         card_suit=tuple(int(x) for x in t.card_suit), card_red=tuple(bool(x) for x in cl.card_red),
         card_black=tuple(bool(x) for x in cl.card_black), card_fsuit=tuple(int(x) for x in cl.card_fsuit),
         card_nat8=tuple(bool(x) for x in cl.card_nat8), run_pos=run_pos,
-        runs_by_suit=tuple(tuple(x) for x in runs_by_suit), wild_suits=bool(cl.wild_suits),
+        runs_by_suit=tuple(tuple(x) for x in runs_by_suit), named_wild=bool(cl.named_wild),
+        wild_need=tuple(tuple((s_, int(m)) for s_, m in enumerate(row) if m) for row in cl.wild_need),
+        card_slot=tuple(int(x) for x in cl.wild_slot),
+        wild_singles=tuple(wild_singles.get(s_, -1) for s_ in range(5)),
         suit_rule=rules.suit_rule, rank_cmp=rules.suit_rule == "rank" or (rules.wild_tie != "equal" and t.has_wild),
         wild_play=R - 1 if t.has_wild else -1,
         hold_cache=tuple({} for _ in range(t.n_kinds)),
@@ -408,14 +417,13 @@ def _subset_claims(pt: _PokerTab, sub: tuple[int, ...], rev: bool) -> tuple[int,
     NR = pt.NR
     if n <= 3:
         return (pt.set_id[n][ranks[0]],) if len(cnt) == 1 else ()
-    if n == 4:  # two pair (high, low); (q, q) is four cards of q
+    if n == 4:  # two pair (high, low) of two different ranks; four cards of one rank are no play (fine point 7)
         tp = pt.two_pair_id
         if len(cnt) == 1:
             q = ranks[0]
-            out = [tp[q][q]]
             if cnt[q] <= 2:  # the other pair all wild: any other rank
-                out += [tp[max(q, p)][min(q, p)] for p in range(NR) if p != q]
-            return tuple(out)
+                return tuple(tp[max(q, p)][min(q, p)] for p in range(NR) if p != q)
+            return ()
         if len(cnt) == 2 and max(cnt.values()) <= 2:
             a, b = cnt
             return (tp[max(a, b)][min(a, b)],)
@@ -1063,7 +1071,11 @@ class ScalarGame:
                 continue
             for c in held:
                 ids.add(single[name[c]])
-        if wild:
+        if wild and cl.named_wild:  # a wild card by its suit (a wild joker by itself)
+            for wk in tb.wild_kinds:
+                for c in self.hands[self.current][wk]:
+                    ids.add(cl.wild_singles[cl.card_slot[c]])
+        elif wild:
             ids.add(cl.wild_single)
         return sorted(ids)
 
@@ -1106,6 +1118,11 @@ class ScalarGame:
         bound, extra = parts
         wild_cards = [c for wk in tb.wild_kinds for c in hand[wk]] if tb.has_wild else []
         w = len(wild_cards)
+        named = cl.named_wild
+        slots = [0] * 5
+        if named:
+            for c in wild_cards:
+                slots[cl.card_slot[c]] += 1
         lead = top < 0
         first = self.first_lead
         low = cl.low
@@ -1155,12 +1172,14 @@ class ScalarGame:
                     for j, jw in members:
                         if jw > w:
                             break
-                        if not first or low[j]:
+                        if (not first or low[j]) and (not named or self._holds_wild(j, slots)):
                             ids.append(j)
                     continue
             for j, jw in members:
                 if jw > w:
                     break
+                if named and not self._holds_wild(j, slots):
+                    continue
                 ok = b
                 if special and mode == 1:  # reversed colours, and the size rule still holds
                     ok = cl.set_colour[j] and cl.set_red[j] == top_black and cl.set_black[j] == top_red and \
@@ -1168,13 +1187,7 @@ class ScalarGame:
                 elif special:
                     cmp = 0
                     if suit_cmp:
-                        hi, lo = cl.set_hi[j], cl.set_lo[j]
-                        if jw and cl.wild_suits:
-                            for c in wild_cards[:jw]:
-                                s = cl.card_suit[c]
-                                if s >= 0:
-                                    hi = max(hi, s)
-                                    lo = min(lo, s)
+                        hi, lo = cl.set_hi[j], cl.set_lo[j]   # the named wild cards' suits too (fine point 10)
                         mine = (3 - lo if lo < 4 else -1) if rev_suits else hi
                         if mine >= 0 and top_key >= 0:
                             cmp = (mine > top_key) - (mine < top_key)
@@ -1192,6 +1205,10 @@ class ScalarGame:
         if not lead and not (ids and rules.compulsory_beat):
             ids.insert(0, 0)
         return ids
+
+    def _holds_wild(self, j: int, slots: list[int]) -> bool:
+        """Whether the wild cards set ``j`` names (per suit; wild jokers) are among ``slots`` held."""
+        return all(slots[s] >= m for s, m in self._t.cl.wild_need[j])
 
     def _run_legal(self, hand: list[list[int]], w: int, lead: bool) -> list[int]:
         """Runs the player can make (a natural card at least, wild cards for the rest) that lead, or beat the
@@ -1249,7 +1266,23 @@ class ScalarGame:
                 sel += got
         need = tb.act_size[a] - len(sel)
         n_wild = 0
-        if tb.has_wild:
+        if tb.cl.named_wild and not tb.cl.run[a]:  # a set: the least wild cards held of each suit it names
+            slot = tb.cl.card_slot
+            for s_, m in tb.cl.wild_need[a]:
+                for wk in tb.wild_kinds:
+                    held = hand[wk]
+                    got = [c for c in held if slot[c] == s_][:m]
+                    for c in got:
+                        held.remove(c)
+                    counts[wk] -= len(got)
+                    played[wk] += len(got)
+                    sel += got
+                    n_wild += len(got)
+                    m -= len(got)
+                    if not m:
+                        break
+            need = 0
+        if need and tb.has_wild:
             for wk in tb.wild_kinds:
                 if need == 0:
                     break
@@ -1293,8 +1326,8 @@ class ScalarGame:
                 eff = rank if self.revolution else rank + size - 1
             if rank == tb.transparent and old_rank >= 0 and size == old_size and not_run:
                 eff = old_rank
-            if rules.complete_set_clears:
-                self.top_count = self.top_count + size if (eff == old_rank and not_run) else size
+            if rules.complete_set_clears:  # a run counts no cards of a rank (section 8 fine point 6)
+                self.top_count = 0 if is_run else self.top_count + size if (eff == old_rank and not_run) else size
             self.top_rank = eff
             self.top_size = size
             self.top_owner = cur
@@ -1834,6 +1867,9 @@ class ScalarGame:
             card = next(c for c in hand[k] if lo <= c < hi)
         elif k >= 0:
             card = hand[k][0]
+        elif tb.cl is not None and tb.cl.named_wild:  # the least wild card held of the suit the id names
+            s_ = tb.cl.wild_need[a][0][0]
+            card = next(c for wk in tb.wild_kinds for c in hand[wk] if tb.cl.card_slot[c] == s_)
         else:
             card = next(hand[wk][0] for wk in tb.wild_kinds if hand[wk])
         social = self.social

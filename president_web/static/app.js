@@ -4,6 +4,7 @@
 
 const $ = (id) => document.getElementById(id);
 const TOKEN_KEY = "president-game-token";
+const FORM_KEY = "president-game-form";
 let meta = null;
 
 // ------------------------------------------------------------------ helpers
@@ -54,48 +55,116 @@ function cardNode(card) {
   return node;
 }
 
-function drawTable(area, table) {
-  area.innerHTML = "";
-  const top = el("div", { class: "top" });
-  const facts = [`hand ${table.hand_no + 1}`, table.phase, table.direction];
+function seatPlace(k, P) {
+  // seat k places after the bottom one, clockwise on the screen (the order of play): bottom, left, top, right
+  const angle = Math.PI / 2 + (2 * Math.PI * k) / P;
+  return { left: 50 + 39 * Math.cos(angle), top: 50 + 37 * Math.sin(angle) };
+}
+
+function lastPlayNode(last) {
+  // what the seat's player did last this hand: its words and cards, faded when of an earlier trick
+  const node = el("div", { class: "last" + (last.current ? "" : " earlier") + (last.pass ? " pass" : "") });
+  node.appendChild(el("span", { class: "words", text: last.words, title: last.current ? "this trick" : "an earlier trick" }));
+  if (last.cards.length) {
+    const row = el("span", { class: "cards tiny" });
+    last.cards.forEach((c) => row.appendChild(cardNode(c)));
+    node.appendChild(row);
+  }
+  return node;
+}
+
+function seatNode(s, table, options) {
+  const box = el("div", { class: "seat" + (s.acting ? " acting" : "") + (s.place ? " out" : ""),
+                          "data-seat": String(s.seat), "data-player": String(s.player) });
+  const who = el("div", { class: "who", text: s.player === options.you ? "you" : `p${s.player} ${s.agent}` });
+  if (s.rank !== "-") who.appendChild(el("span", { class: "badge", text: s.rank }));
+  box.appendChild(who);
+  const facts = [`seat ${s.seat}`, `${s.n_cards} card${s.n_cards === 1 ? "" : "s"}`];
+  if (s.points !== null) facts.push(`${s.points} point${s.points === 1 ? "" : "s"}`);
+  if (s.hand_points !== null) facts.push(`${s.hand_points >= 0 ? "+" : ""}${s.hand_points} this hand`);
+  if (s.passed) facts.push(table.pass_words);
+  if (s.place) facts.push(`place ${s.place}`);
+  if (s.exposed) facts.push(`exposed ${s.exposed}`);
+  box.appendChild(el("div", { class: "facts", text: facts.join(" · ") }));
+  if (s.player !== options.handBelow) {  // the person's own cards are drawn once, below the table
+    const row = el("div", { class: "cards mini held" + (s.cards ? "" : " backs") });
+    if (s.cards) s.cards.forEach((c) => row.appendChild(cardNode(c)));
+    else for (let i = 0; i < s.n_cards; i++) row.appendChild(el("span", { class: "card back" }));
+    box.appendChild(row);
+  }
+  if (s.last) box.appendChild(lastPlayNode(s.last));
+  return box;
+}
+
+function trickNode(table) {
+  const trick = el("div", { class: "trick" });
+  const facts = [`hand ${table.hand_no}`, table.phase, table.direction];
   if (table.revolution) facts.push("REVOLUTION");
-  top.appendChild(el("div", { text: facts.join(" · ") }));
-  top.appendChild(el("div", { class: "top-words", text: "top: " + table.top_text }));
+  trick.appendChild(el("div", { class: "facts", text: facts.join(" · ") }));
+  trick.appendChild(el("div", { class: "top-words", text: table.top_text }));
   if (table.claim) {  // poker: a claim being picked (its maker's view, or every hand's)
     const picked = table.claim.picked.join(" ") || "none yet";
-    top.appendChild(el("div", { class: "claim-words", text: `claimed: ${table.claim.words} (picked: ${picked})` }));
+    trick.appendChild(el("div", { class: "claim-words", text: `claimed: ${table.claim.words} (picked: ${picked})` }));
   }
   if (table.top && table.top.cards) {
     const row = el("div", { class: "cards top-cards" });
     table.top.cards.forEach((c) => row.appendChild(cardNode(c)));
-    top.appendChild(row);
+    trick.appendChild(row);
   }
-  area.appendChild(top);
+  return trick;
+}
+
+// The table as a felt: the seats around it in the order of play, the seat of options.bottom (a player) at the
+// bottom, the trick in the middle. options.you names that player "you"; options.handBelow's cards are not drawn
+// at the seat (the page draws them below the table).
+function drawTable(area, table, options = {}) {
+  area.innerHTML = "";
+  const P = table.seats.length;
+  area.classList.toggle("many", P > 6);
+  const bottom = table.seats.find((s) => s.player === options.bottom) || table.seats[0];
   for (const s of table.seats) {
-    const box = el("div", { class: "seat" + (s.acting ? " acting" : "") + (s.place ? " out" : ""),
-                            "data-seat": String(s.seat) });
-    box.appendChild(el("div", { class: "who", text: `seat ${s.seat}: p${s.player} ${s.agent}` }));
-    const facts = [`${s.n_cards} card(s)`];
-    if (s.rank !== "-") facts.push(s.rank);
-    facts.push(`points ${s.points}`);
-    if (s.passed) facts.push(table.pass_words);
-    if (s.place) facts.push(`place ${s.place}`);
-    if (s.exposed) facts.push(`exposed ${s.exposed}`);
-    box.appendChild(el("div", { class: "facts", text: facts.join(" · ") }));
-    const row = el("div", { class: "cards" });
-    if (s.cards) s.cards.forEach((c) => row.appendChild(cardNode(c)));
-    else for (let i = 0; i < s.n_cards; i++) row.appendChild(el("span", { class: "card back" }));
-    box.appendChild(row);
-    area.appendChild(box);
+    const node = seatNode(s, table, options);
+    const at = seatPlace((s.seat - bottom.seat + P) % P, P);
+    node.style.left = `${at.left}%`;
+    node.style.top = `${at.top}%`;
+    area.appendChild(node);
+  }
+  area.appendChild(trickNode(table));
+  fitSeats(area);
+}
+
+function fitSeats(area) {
+  // keep every seat inside the felt: a seat near an edge is pulled in by what sticks out
+  const box = area.getBoundingClientRect();
+  if (!box.width) return;   // not shown: fitted when its page is
+  for (const node of area.querySelectorAll(".seat")) {
+    const r = node.getBoundingClientRect();
+    let dx = 0, dy = 0;
+    if (r.left < box.left + 4) dx = box.left + 4 - r.left;
+    if (r.right > box.right - 4) dx = box.right - 4 - r.right;
+    if (r.top < box.top + 4) dy = box.top + 4 - r.top;
+    if (r.bottom > box.bottom - 4) dy = box.bottom - 4 - r.bottom;
+    if (dx || dy) node.style.transform = `translate(calc(-50% + ${dx}px), calc(-50% + ${dy}px))`;
   }
 }
 
-// ------------------------------------------------------------------ tabs
+// ------------------------------------------------------------------ tabs: a URL each (#watch, #play)
+function pageOfHash() {
+  return location.hash === "#play" ? "play" : location.hash === "#watch" ? "watch" : null;
+}
+
 function showPage(name) {
   for (const tab of document.querySelectorAll(".tab")) tab.classList.toggle("active", tab.dataset.page === name);
   $("page-watch").hidden = name !== "watch";
   $("page-play").hidden = name !== "play";
+  document.body.classList.toggle("on-play", name === "play");
+  if (name === "play") refitPlay();
+  else if (watch.frames.length) drawFrame();
   showError("");
+}
+
+function route() {
+  showPage(pageOfHash() || "watch");
 }
 
 // ------------------------------------------------------------------ watch
@@ -122,7 +191,7 @@ async function openSet(setId, known) {
   body.innerHTML = "";
   for (const h of data.hands) {
     const row = el("tr", { class: "hand-row", "data-index": String(h.index) });
-    for (const v of [h.index, h.preset, h.session, h.hand + 1, h.points.join(" ")]) row.appendChild(el("td", { text: String(v) }));
+    for (const v of [h.index, h.preset, h.session, h.hand, h.points.join(" ")]) row.appendChild(el("td", { text: String(v) }));
     row.addEventListener("click", () => openHand(h.index).catch((e) => showError(e.message)));
     body.appendChild(row);
   }
@@ -155,7 +224,8 @@ function drawFrame() {
   const frame = watch.frames[watch.step];
   $("step-label").textContent = watch.step === 0 ? `start of the hand (0 / ${n - 1})` : `decision ${watch.step} / ${n - 1}`;
   $("event").textContent = frame.event;
-  drawTable($("watch-table"), frame.table);
+  const viewer = $("viewer").value === "all" ? undefined : Number($("viewer").value);
+  drawTable($("watch-table"), frame.table, { bottom: viewer === undefined ? frame.table.seats[0].player : viewer });
   $("first").disabled = $("prev").disabled = watch.step === 0;
   $("next").disabled = $("last").disabled = watch.step === n - 1;
 }
@@ -177,8 +247,9 @@ async function uploadRecords(file) {
 
 // ------------------------------------------------------------------ play
 // preview: what the server says the selected cards make in a poker play ({key, claims, error});
-// wantClaim: the claim chosen from the list of legal claims, preferred when the selection makes it.
-const play = { view: null, selected: [], preview: null, wantClaim: null };
+// wantClaim: the claim chosen from the list of legal claims, preferred when the selection makes it;
+// sending: a move is on its way to the server.
+const play = { view: null, selected: [], preview: null, wantClaim: null, sending: false };
 
 // The server plays agents by name only: the scripted ones, the zoo's, and the agent files of its --agents-dir.
 function agentChoices(presetName) {
@@ -230,9 +301,35 @@ async function startGame(event) {
   try {
     const data = await api("/api/game", { method: "POST", json: body });
     localStorage.setItem(TOKEN_KEY, data.token);
+    localStorage.setItem(FORM_KEY, JSON.stringify(formValues()));   // the form comes back with the game
     showError("");
+    $("settings").open = false;
+    if (location.hash !== "#play") location.hash = "#play";
     drawGame(data.view);
   } catch (e) { showError(e.message); }
+}
+
+// The form's fields as they are (the opponents by player: an agent's name), and back.
+function formValues() {
+  const opponents = {};
+  for (const select of $("opponents").querySelectorAll("select")) opponents[select.dataset.player] = { choice: select.value };
+  return { preset: $("preset").value, players: $("players").value, seat: $("seat").value, seed: $("seed").value,
+           hands: $("hands").value, random_ranks: $("random-ranks").checked, options: $("options").value,
+           opponents };
+}
+
+function restoreForm() {
+  let saved = null;
+  try { saved = JSON.parse(localStorage.getItem(FORM_KEY) || "null"); } catch (e) { saved = null; }
+  if (!saved || !meta.presets.some((p) => p.name === saved.preset)) return;
+  $("preset").value = saved.preset;
+  for (const name of ["players", "seat", "seed", "hands", "options"]) $(name).value = saved[name] ?? "";
+  $("random-ranks").checked = Boolean(saved.random_ranks);
+  drawOpponentChoices();
+  for (const select of $("opponents").querySelectorAll("select")) {
+    const o = (saved.opponents || {})[select.dataset.player];
+    if (o && [...select.options].some((x) => x.value === o.choice)) select.value = o.choice;
+  }
 }
 
 function selectedNames() {
@@ -317,22 +414,53 @@ function refreshButtons() {
   for (const [i, node] of [...$("my-hand").children].entries()) node.classList.toggle("selected", play.selected.includes(i));
 }
 
-// The agents may run out of the server's time for one request: the page then asks again until it is your turn.
+// The agents may run out of the server's time for one request (the view says "waiting"): the page then asks
+// again until it is your turn. A server that is busy with this game (409: another request holds it) or with this
+// browser (429: too many of its requests in progress) is asked again a little later.
 let pollTimer = null;
+const BUSY = [409, 429];
+
+function pollGame(delay) {
+  clearTimeout(pollTimer);
+  pollTimer = setTimeout(async () => {
+    try {
+      drawGame(await api("/api/game"));
+    } catch (e) {
+      if (BUSY.includes(e.status)) pollGame(1000);
+      else showError(e.message);
+    }
+  }, delay);
+}
+
+function gameHead(view) {
+  const t = view.table;
+  if (view.over) {
+    return `Session over after ${view.hands_done} hand(s): ` +
+      view.standings.map((s) => `${s.player === view.you ? "you" : `p${s.player} ${s.agent}`} ${s.points}`).join(", ");
+  }
+  const state = view.your_turn ? "Your turn" : view.waiting ? "The others are playing…" : "Waiting";
+  return `${state} · ${t.preset}, hand ${t.hand_no} · you are player ${view.you} · seed ${view.seed}`;
+}
+
+function refitPlay() {
+  if (play.view && !$("page-play").hidden) {
+    drawTable($("play-table"), play.view.table, { bottom: play.view.you, you: play.view.you, handBelow: play.view.you });
+  }
+}
 
 function drawGame(view) {
   clearTimeout(pollTimer);
-  if (view.waiting) pollTimer = setTimeout(() => api("/api/game").then(drawGame).catch((e) => showError(e.message)), 300);
+  if (view.waiting) pollGame(300);
   play.view = view;
   play.selected = [];
   play.preview = null;
   play.wantClaim = null;
   $("claim-choice").dataset.key = "";
   $("game").hidden = false;
-  const head = view.over ? `Session over after ${view.hands_done} hand(s). ` + view.standings.map((s) => `p${s.player} ${s.agent} ${s.points}`).join(", ")
-    : (view.your_turn ? "Your turn." : "Waiting.") + ` You are player ${view.you}; seed ${view.seed}; hands played ${view.hands_done}.`;
-  $("game-head").textContent = head;
-  drawTable($("play-table"), view.table);
+  $("no-game").hidden = true;
+  $("game-head").textContent = gameHead(view);
+  $("settings-summary").textContent = view.over ? "New game" : "New game…";
+  refitPlay();
   const prompts = { play: "Your cards: click cards, then Play", "give back": "Give back a card: click it, then Give back",
                     trade: "Choose a card to trade: click it, then Trade",
                     claim: "A quick clear: select the cards and Claim, or Pass to decline", over: "Your cards" };
@@ -401,12 +529,19 @@ function drawGame(view) {
 }
 
 async function sendMove(body) {
+  if (!play.view || play.sending) return;   // one move at a time: a double click sends it once
+  play.sending = true;
   try {
-    // the move answers this decision: the server refuses it if it was already answered (a double click)
+    // the move answers this decision: the server refuses it if it was already answered (another tab, a stale page)
     const view = await api("/api/game/action", { method: "POST", json: Object.assign({ decision: play.view.decision }, body) });
     showError("");
     drawGame(view);
-  } catch (e) { showError(e.message); }
+  } catch (e) {
+    showError(e.message);
+    if (BUSY.includes(e.status)) pollGame(300);   // the game moved on, or is busy: draw it as it is now
+  } finally {
+    play.sending = false;
+  }
 }
 
 async function downloadRecords() {
@@ -435,7 +570,8 @@ async function resumeGame() {
 
 // ------------------------------------------------------------------ start
 async function main() {
-  for (const tab of document.querySelectorAll(".tab")) tab.addEventListener("click", () => showPage(tab.dataset.page));
+  window.addEventListener("hashchange", route);
+  window.addEventListener("resize", () => { refitPlay(); if (watch.frames.length) drawFrame(); });
   meta = await api("/api/meta");
   for (const p of meta.presets) $("preset").appendChild(el("option", { value: p.name, text: `${p.name} (${p.from})` }));
   const setPlayers = () => {
@@ -476,8 +612,12 @@ async function main() {
     if (e.key === "ArrowRight") moveTo(watch.step + 1);
     if (e.key === "ArrowLeft") moveTo(watch.step - 1);
   });
+  restoreForm();
+  const resumed = await resumeGame();
+  $("settings").open = !resumed || play.view.over;   // folded away during a game
+  if (!pageOfHash()) history.replaceState(null, "", resumed ? "#play" : "#watch");
+  route();
   await loadSets();
-  if (await resumeGame()) showPage("play");
   document.body.dataset.ready = "yes";
 }
 
