@@ -104,6 +104,8 @@ def test_train_all_refuses_a_presets_folder_that_holds_a_run_before_training_any
     (["--set", "learning_rate=1e999"], "overflows"),
     (["--set", "max_snapshots=0"], "max_snapshots=0"),
     (["--set", "no_such=1"], "unknown training setting"),
+    (["--set", "imitation_share=2"], "setting imitation_share=2: expected a finite number 0..1"),
+    (["--set", "imitation_batch=0"], "setting imitation_batch=0: expected an integer 1..1e+06"),
     (["--resume", "nowhere/model.zip"], "--resume nowhere/model.zip: no such file"),
     (["--backend", "rllib", "--set", "hidden=[0]"], "setting hidden=[0]"),
 ])
@@ -113,6 +115,17 @@ def test_bad_settings_and_a_missing_resume_file_are_refused_before_any_work(extr
     code, err = _run(_train_argv(tmp_path / "o", *extra)[:8] + extra, capsys)
     assert code == 2 and words in err, err
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("table", ["training.hyperparams.TrainSettings", "training.rllib_train.RllibSettings"])
+def test_every_training_setting_has_a_spec(table):
+    # a setting without one could not be given with --set at all ("unknown training setting")
+    import dataclasses
+    import importlib
+
+    module, name = table.rsplit(".", 1)
+    mod = importlib.import_module(module)
+    assert {f.name for f in dataclasses.fields(getattr(mod, name))} == set(mod.SPECS)
 
 
 def test_an_out_that_cannot_be_written_is_refused_before_any_work(tmp_path, capsys):
