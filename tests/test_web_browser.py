@@ -33,6 +33,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 from president_cli.main import main as cli_main  # noqa: E402
 from president_env.core.records import read_records  # noqa: E402
 from president_web import create_app  # noqa: E402
+from president_web.limits import Limits  # noqa: E402
 from president_web.watch import RecordSet  # noqa: E402
 
 REQUIRED = os.environ.get("PRESIDENT_BROWSER_TESTS", "") == "require"
@@ -70,7 +71,16 @@ def records_file(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(records_file) -> Iterator[str]:
-    app = create_app(RecordSet.parse(records_file.name, records_file.read_text()))
+    yield from _serve(create_app(RecordSet.parse(records_file.name, records_file.read_text())))
+
+
+@pytest.fixture(scope="module")
+def slow_server() -> Iterator[str]:
+    """A server whose agents make one move per request: the page sees ``waiting`` views and must ask again."""
+    yield from _serve(create_app(limits=Limits(agent_seconds=1e-6)))
+
+
+def _serve(app) -> Iterator[str]:
     port = _free_port()
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=srv.run, daemon=True)
@@ -444,3 +454,46 @@ def test_watch_shows_every_hand_of_eight_players_in_view(server, browser, tmp_pa
         faces = [c.get_attribute("data-name") for c in seat.find_elements(By.CSS_SELECTOR, ".held .card")]
         assert faces == [c["name"] for c in want["cards"]]
     assert not _outside(browser, "#watch-table .seat, #watch-table .trick, #next") and _no_scroll(browser)
+
+
+def test_the_page_answers_each_decision_once_and_waits_for_slow_agents(slow_server, browser):
+    # the card table speaks the hardened protocol: each move carries the view's decision number, a double send
+    # makes one move, a waiting view is asked again until it is your turn, and a refused (409) move redraws
+    _fresh_play(browser, slow_server)
+    Select(browser.find_element(By.ID, "preset")).select_by_value("president")
+    for name, value in (("seed", "11"), ("hands", "1")):
+        browser.find_element(By.ID, name).clear()
+        browser.find_element(By.ID, name).send_keys(value)
+    browser.execute_script("""
+        window.seen = [];
+        const draw = drawGame;
+        drawGame = (v) => { draw(v); seen.push({waiting: v.waiting, head: $("game-head").textContent}); };""")
+    browser.find_element(By.ID, "start").click()
+    wait = WebDriverWait(browser, 60)
+    your_turn = lambda d: (_view(d) or {}).get("seed") == 11 and (_view(d)["your_turn"] or _view(d)["over"])  # noqa: E731
+    wait.until(your_turn)
+    view = _view(browser)
+    # a double click: two sends of one move; the page sends it once, and no error shows
+    n = view["decision"]
+    browser.execute_async_script("Promise.all([sendMove(arguments[0]), sendMove(arguments[0])]).then(arguments[1])",
+                                 {"action": view["legal"][-1]["id"]})
+    wait.until(your_turn)
+    assert _view(browser)["decision"] == n + 1 and not browser.find_element(By.ID, "error").is_displayed()
+    seen = browser.execute_script("return seen")
+    waits = [v["head"] for v in seen if v["waiting"]]
+    assert waits and all(h.startswith("The others are playing") for h in waits), seen
+    # another tab answers this decision first: the page's own move is refused (409), says so, and the page
+    # draws the game as the server has it
+    view = _view(browser)
+    if view["over"]:
+        return
+    n, move = view["decision"], view["legal"][-1]["id"]
+    status = browser.execute_async_script(
+        "const body = JSON.stringify({decision: arguments[0], action: arguments[1]});"
+        "fetch('/api/game/action', {method: 'POST', body, headers: {'Content-Type': 'application/json',"
+        " 'X-Game-Token': localStorage.getItem('president-game-token')}}).then(r => arguments[2](r.status))", n, move)
+    assert status == 200
+    _send(browser, {"action": move})
+    assert browser.find_element(By.ID, "error").is_displayed()
+    assert re.search(r"sent twice|still to move", _text(browser, "#error")), _text(browser, "#error")
+    wait.until(lambda d: _view(d)["decision"] == n + 1 and (_view(d)["your_turn"] or _view(d)["over"]))
