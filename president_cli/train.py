@@ -150,6 +150,12 @@ def cmd_train(args: argparse.Namespace) -> int:
     if given:
         raise UsageError(f"{', '.join(given)} go with --backend rllib")
     started = time.time()
+    from training.run_dir import check_out
+
+    try:
+        check_out(args.out, args.resume, args.force)   # an earlier run's folder is refused at once, before torch loads
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     if not args.no_progress:   # at once: loading torch and stable-baselines3 takes seconds
         budget = f"{args.minutes:g} min in all" if args.minutes is not None else f"{args.timesteps:,} PPO decisions"
         print(f"president train: {args.preset}, {budget}, into {args.out}; loading torch and stable-baselines3 ...",

@@ -76,8 +76,9 @@ def test_an_earlier_run_is_never_written_over(tmp_path, capsys):
     out = tmp_path / "run"
     (out / "checkpoints").mkdir(parents=True)
     (out / "model.zip").write_bytes(b"the earlier run's model")
-    code, err = _run(_train_argv(out), capsys)
+    code, err = _run([a for a in _train_argv(out) if a != "--no-progress"], capsys)
     assert code == 2 and "already holds files" in err and "--force" in err and "--resume" in err
+    assert "loading torch" not in err                  # refused at once, before the seconds torch takes to load
     assert (out / "model.zip").read_bytes() == b"the earlier run's model"
     assert sorted(p.name for p in out.iterdir()) == ["checkpoints", "model.zip"]
     prepare_out(out, None, force=True)                  # --force (or --resume) may use it
