@@ -1,0 +1,267 @@
+"""Rule book sections 3 to 5: which plays are legal (one game), on the rank-level table.
+
+:func:`rank_parts` works out, per (play rank, size), the plays the normal rules allow (*bound*:
+a higher rank of the size the size rule wants, equal plays, wild ties, transparent sets) and
+those the clearing and power rules add (*extra*: trumps, reset cards, bombs, power plays,
+complete sets). The rank-level mask is their union capped by what the player holds; the
+card-level and poker tables build on the same parts (:mod:`.cards`, :mod:`.poker`).
+"""
+
+from __future__ import annotations
+
+from .fields import (
+    CLAIM_RANK,
+    COUNTS,
+    CURRENT,
+    FIRST_LEAD,
+    FOUR_BOMB,
+    FOUR_REVOLUTION,
+    K_WILD,
+    O_A,
+    O_CARD_LEVEL,
+    O_COMPLETE_SET,
+    O_COMPULSORY,
+    O_EQUAL_RANK_BEATS,
+    O_FOUR,
+    O_HAS_EXTRAS,
+    O_HAS_HIGH,
+    O_HAS_POWER,
+    O_HAS_RESET,
+    O_HAS_TRUMP,
+    O_HAS_WILD,
+    O_K,
+    O_LOWEST_PLAY,
+    O_POWER_FLOOR0,
+    O_R,
+    O_REV_RESET,
+    O_RN,
+    O_RUNS,
+    O_S,
+    O_SIZE_RULE,
+    O_TRANSPARENT,
+    O_WILD_TIE,
+    PL_HIGH,
+    PL_KIND,
+    PL_RESET0,
+    PL_STR0,
+    PL_TRUMP,
+    REVOLUTION,
+    SIZE_AT_LEAST,
+    SIZE_EQUAL,
+    TIE_EQUAL,
+    TIE_NATURAL,
+    TOP_COUNT,
+    TOP_RANK,
+    TOP_RUN,
+    TOP_SIZE,
+    TOP_WILD,
+)
+from .jit import njit
+
+
+@njit(inline="always")
+def order_in_force(T, s8):
+    """0 in the normal order, 1 under a revolution (only the revolution rules turn it)."""
+    opt = T[0]
+    if opt[O_FOUR] >= FOUR_REVOLUTION and s8[REVOLUTION]:
+        return 1
+    return 0
+
+
+@njit(inline="always")
+def holdings(G, T, seat, nat):
+    """Cards of each non-WILD play rank held by ``seat`` into ``nat`` (R,); returns its wild cards."""
+    pk8 = G[2]
+    opt, play, kind = T[0], T[3], T[4]
+    for r in range(opt[O_RN]):
+        nat[r] = pk8[COUNTS, seat, play[PL_KIND, r]]
+    wild = 0
+    if opt[O_HAS_WILD]:
+        for k in range(opt[O_K]):
+            if kind[K_WILD, k]:
+                wild += pk8[COUNTS, seat, k]
+    return wild
+
+
+@njit(inline="always")
+def rank_intervals(G, T, W):  # noqa: C901 - one block per option
+    """The bound plays of the player to act (section 4: a higher rank of the size the size rule wants, equal
+    plays, wild ties, transparent sets; on the rank-level table trumps too) as sizes ``lo[r]..hi[r]`` of each
+    play rank, capped by what it holds (``cap[r]``: the largest set of the rank it can make) and, on the
+    first lead, to the lowest card's rank (fine point 14). Returns (lead, first lead)."""
+    s8 = G[0]
+    opt, play = T[0], T[3]
+    lo, hi, cap, nat = W[2], W[3], W[4], W[6]
+    R, S, Rn = opt[O_R], opt[O_S], opt[O_RN]
+    card_level = opt[O_CARD_LEVEL] != 0
+    wild = holdings(G, T, s8[CURRENT], nat)
+    has_wild = opt[O_HAS_WILD] != 0
+    for r in range(Rn):                 # a natural rank: its cards and the wild cards; WILD: the wild cards
+        cap[r] = nat[r] if not has_wild else (min(nat[r] + wild, S) if nat[r] > 0 else 0)
+        if opt[O_HAS_HIGH] and play[PL_HIGH, r] and cap[r] > 1:
+            cap[r] = 1                  # a high card is played only as a single
+    if has_wild:
+        cap[R - 1] = min(wild, S)          # an all-wild set of at most 4 x decks cards
+    top = s8[TOP_RANK]
+    lead = top < 0
+    first = s8[FIRST_LEAD] != 0
+    on_run = opt[O_RUNS] > 0 and s8[TOP_RUN] > 0
+    ts = s8[TOP_SIZE]
+    if on_run and ts > S + 1:
+        ts = S + 1                      # a run longer than any set: no set size matches it
+    rev = order_in_force(T, s8)
+    top_str = play[PL_STR0 + rev, max(top, 0)]
+    big = S + 1
+    size_rule = opt[O_SIZE_RULE]
+    erb = opt[O_EQUAL_RANK_BEATS] != 0
+    wild_tie = opt[O_WILD_TIE] if (has_wild and not card_level) else TIE_EQUAL
+    transparent = opt[O_TRANSPARENT]
+    top_wild = s8[TOP_WILD] != 0
+    trumps = opt[O_HAS_TRUMP] != 0 and not card_level
+    for r in range(R):
+        if lead:
+            a, z = 1, big
+        else:
+            higher = play[PL_STR0 + rev, r] > top_str
+            same = r == top
+            ok = higher or (erb and same)
+            if size_rule == SIZE_EQUAL:
+                a, z = (ts, ts) if ok else (big, 0)
+            elif size_rule == SIZE_AT_LEAST:
+                a, z = (ts, big) if ok else (big, 0)
+            else:                               # bigger_beats_any
+                a, z = (ts if ok else ts + 1), big
+            if wild_tie != TIE_EQUAL and same and r != Rn:
+                # wild_tie (fine point 3): a natural and a wild set of one rank and size: the higher beats
+                natural = r < Rn and nat[r] >= ts
+                if natural != (not top_wild):
+                    tie = (natural and top_wild) if wild_tie == TIE_NATURAL else (not natural and not top_wild)
+                    if tie:
+                        a, z = min(a, ts), max(z, ts)
+                    else:
+                        a = max(a, ts + 1)
+            if r == transparent:                # beats any set of the size on top
+                a, z = ts, max(z, ts)
+            if trumps and play[PL_TRUMP, r] and higher:
+                a, z = 1, big                   # any number of trumps on a lower rank
+            if on_run:
+                z = 0                           # a set never beats a run by the normal rules
+        if z > cap[r]:
+            z = cap[r]
+        if first and r != opt[O_LOWEST_PLAY]:
+            z = 0
+        lo[r], hi[r] = max(a, 1), z
+    return lead, first
+
+
+@njit(inline="always")
+def rank_extras(G, T, W, lead):
+    """The plays the clearing and power rules add (section 5), whatever the size rule, before the holdings
+    cap them: ``extra[r, n - 1]`` for trumps (card-level), reset cards, power plays, bombs and complete sets.
+    Returns whether the rules have any (``extra`` is only written then)."""
+    s8 = G[0]
+    opt, play = T[0], T[3]
+    extra = W[5]
+    if not opt[O_HAS_EXTRAS]:
+        return False
+    R, S = opt[O_R], opt[O_S]
+    for r in range(R):
+        for n in range(S):
+            extra[r, n] = 0
+    top = s8[TOP_RANK]
+    on_run = opt[O_RUNS] > 0 and s8[TOP_RUN] > 0
+    rev = order_in_force(T, s8)
+    top_str = play[PL_STR0 + rev, max(top, 0)]
+    if opt[O_CARD_LEVEL] and opt[O_HAS_TRUMP] and not lead:   # trumps: any number on a lower rank or a run
+        for r in range(R):
+            if play[PL_TRUMP, r] and play[PL_STR0 + rev, r] > top_str:
+                for n in range(S):
+                    extra[r, n] = 1
+    if opt[O_HAS_RESET]:                        # a single reset card on anything
+        rrow = PL_RESET0 + (1 if (opt[O_REV_RESET] and s8[REVOLUTION]) else 0)
+        for r in range(R):
+            if play[rrow, r]:
+                extra[r, 0] = 1
+    if opt[O_HAS_POWER] and not lead and top_str < opt[O_POWER_FLOOR0 + rev]:
+        power = T[6]                            # power plays on a set of a rank below every power rank
+        ts = s8[TOP_SIZE]
+        pt = 0 if ts > S else ts
+        for r in range(R):
+            for m in range(S):
+                if power[r * (S + 1) + pt, m]:
+                    extra[r, m] = 1
+    if opt[O_FOUR] == FOUR_BOMB:                # four or more cards of one rank on anything
+        for r in range(R):
+            for n in range(4, S + 1):
+                extra[r, n - 1] = 1
+    if opt[O_COMPLETE_SET] and not lead and not on_run:   # cards of the top's rank reaching 4 x decks
+        for n in range(max(S - s8[TOP_COUNT], 1), S + 1):
+            extra[top, n - 1] = 1
+    return True
+
+
+@njit(inline="always")
+def rank_mask(G, T, W):
+    """The rank-level legal plays of the player to act into ``legal[b]`` (id = 1 + rank * S + size - 1):
+    its bound plays, and the extra plays it holds the cards for."""
+    legal = G[6]
+    opt = T[0]
+    R, S = opt[O_R], opt[O_S]
+    lo, hi, cap, extra = W[2], W[3], W[4], W[5]
+    for a in range(opt[O_A]):
+        legal[a] = 0
+    lead, first = rank_intervals(G, T, W)
+    anything = False
+    for r in range(R):
+        for n in range(lo[r], hi[r] + 1):
+            legal[r * S + n] = 1
+            anything = True
+    if rank_extras(G, T, W, lead):
+        low = opt[O_LOWEST_PLAY]
+        for r in range(R):
+            if first and r != low:              # fine point 14: the first lead holds the lowest card
+                continue
+            for n in range(1, cap[r] + 1):
+                if extra[r, n - 1]:
+                    legal[r * S + n] = 1
+                    anything = True
+    legal[0] = 1 if (not lead and not (opt[O_COMPULSORY] and anything)) else 0
+
+
+@njit(inline="always")
+def exchange_mask(G, T, W):
+    """Rank-level give-backs and trades: one card of any rank held (size-1 ids)."""
+    legal = G[6]
+    opt = T[0]
+    S, Rn = opt[O_S], opt[O_RN]
+    nat = W[6]
+    wild = holdings(G, T, G[0][CURRENT], nat)
+    for a in range(opt[O_A]):
+        legal[a] = 0
+    for r in range(Rn):
+        if nat[r] > 0:
+            legal[1 + r * S] = 1
+    if opt[O_HAS_WILD] and wild > 0:
+        legal[1 + Rn * S] = 1
+
+
+@njit(inline="always")
+def claim_mask(G, T):
+    """quick_clear, rank-level: the player asked may claim every natural card of the rank held, or decline."""
+    s8, pk8, legal = G[0], G[2], G[6]
+    opt, play = T[0], T[3]
+    r = s8[CLAIM_RANK]
+    n = pk8[COUNTS, s8[CURRENT], play[PL_KIND, r]]
+    for a in range(opt[O_A]):
+        legal[a] = 0
+    legal[0] = 1
+    legal[1 + r * opt[O_S] + n - 1] = 1
+
+
+@njit(inline="always")
+def over_mask(G, T):
+    """A finished session allows only pass."""
+    legal = G[6]
+    for a in range(T[0][O_A]):
+        legal[a] = 0
+    legal[0] = 1

@@ -1,0 +1,343 @@
+"""The entry points: a batch of games is a loop over games around the one-game rules.
+
+Each entry point takes the packed state (``b8, b16, b32, keys``) and the packed rules (``opt, tab``)
+and steps, starts, or re-reads every game of the batch in place: ``step_*`` is the engine's
+``step_inplace``, ``start_*`` deals the first hand of new sessions, ``legal_*`` recomputes the legal
+actions (after a state was edited from Python).
+
+There is one set of entry points per family of action tables: ``rank`` (actions name a rank and a
+size), ``cards`` (the card-level table of ``suit_rule`` and ``runs``) and ``poker`` (claims and
+picks). A family differs only in how an action's cards are found and which mask is computed; the
+rules between (:func:`play.play_or_pass`, the deal, the end of a hand) are the same functions. The
+families are separate so that a game compiles only the code of its own table, the first time it is
+played. The rules functions of one decision are inlined into the step (a call that passes the
+state's views costs more than many of them).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from .cards import card_claim_mask, card_exchange_mask, card_mask
+from .deal import start_hand
+from .fields import (
+    CLAIM_NEXT,
+    CLAIM_RANK,
+    CURRENT,
+    EXCHANGE,
+    HAND_OVER,
+    HAND_POINTS,
+    MOVED,
+    O_A,
+    O_C,
+    O_P,
+    O_QUICK_CLEAR,
+    OVER,
+    PHASE,
+    PLAY,
+)
+from .hand import card_card_given, end_hand, give_back, poker_card_given, rank_card_given
+from .jit import njit
+from .legal import claim_mask, exchange_mask, over_mask, rank_mask
+from .play import cards_of_card_play, cards_of_poker_play, cards_of_rank_play, play_or_pass
+from .poker import poker_choice, poker_exchange_mask, poker_mask
+from .views import batch_legal, game_views, rules_views, scratch_size, scratch_views
+
+
+# --------------------------------------------------------------------------- legal actions, per family
+@njit(inline="always")
+def legal_rank(G, T, W):
+    """The legal actions of the game now (rank-level table): a function of the state alone."""
+    s8 = G[0]
+    if s8[PHASE] == OVER:
+        over_mask(G, T)
+    elif s8[PHASE] == EXCHANGE:
+        exchange_mask(G, T, W)
+    elif T[0][O_QUICK_CLEAR] and s8[CLAIM_RANK] >= 0:
+        claim_mask(G, T)
+    else:
+        rank_mask(G, T, W)
+
+
+@njit(inline="always")
+def legal_cards(G, T, W):
+    """The legal actions of the game now (card-level table)."""
+    s8 = G[0]
+    if s8[PHASE] == OVER:
+        over_mask(G, T)
+    elif s8[PHASE] == EXCHANGE:
+        card_exchange_mask(G, T, W)
+    elif T[0][O_QUICK_CLEAR] and s8[CLAIM_RANK] >= 0:
+        card_claim_mask(G, T, W)
+    else:
+        card_mask(G, T, W)
+
+
+@njit(inline="always")
+def legal_poker(G, T, W):
+    """The legal actions of the game now (poker: claims and picks)."""
+    s8 = G[0]
+    if s8[PHASE] == OVER:
+        over_mask(G, T)
+    elif s8[PHASE] == EXCHANGE:
+        poker_exchange_mask(G, T)
+    else:
+        poker_mask(G, T)
+
+
+# --------------------------------------------------------------------------- one decision
+@njit(inline="always")
+def begin_step(G, T):
+    """A decision starts: no hand has ended and nothing has moved yet. Returns the phase."""
+    s8, c8, pts = G[0], G[4], G[8]
+    opt = T[0]
+    s8[HAND_OVER] = 0
+    for p in range(opt[O_P]):
+        pts[HAND_POINTS, p] = 0
+    for c in range(opt[O_C]):
+        c8[MOVED, c] = 0
+    return s8[PHASE]
+
+
+@njit(inline="always")
+def declined(G, T, a):
+    """quick_clear: the player asked says no (``a`` 0); the normal turn goes on. Returns whether it was that."""
+    s8 = G[0]
+    if T[0][O_QUICK_CLEAR] and s8[CLAIM_RANK] >= 0 and a == 0:
+        s8[CURRENT] = s8[CLAIM_NEXT]
+        s8[CLAIM_RANK] = -1
+        s8[CLAIM_NEXT] = -1
+        return True
+    return False
+
+
+@njit(inline="always")
+def score_if_over(G, T, W, ended):
+    """After a play that ended the hand: score it, deal the next one; ``moved`` keeps the cards of the play
+    that ended the hand, not the next deal's gifts."""
+    if ended:
+        c8, last = G[4], W[1]
+        C = T[0][O_C]
+        for c in range(C):
+            last[c] = c8[MOVED, c]
+        end_hand(G, T)
+        for c in range(C):
+            c8[MOVED, c] = last[c]
+
+
+@njit(inline="always")
+def step_rank(G, T, a, W):
+    """One decision ``a`` (checked legal) of a game on the rank-level table."""
+    phase = begin_step(G, T)
+    if phase == PLAY:
+        if not declined(G, T, a):
+            rank, size, n, n_wild = cards_of_rank_play(G, T, a, W[0])
+            score_if_over(G, T, W, play_or_pass(G, T, a, W[0], rank, size, n, n_wild))
+    elif phase == EXCHANGE:
+        give_back(G, T, rank_card_given(G, T, a))
+    legal_rank(G, T, W)
+
+
+@njit(inline="always")
+def step_cards(G, T, a, W):
+    """One decision ``a`` (checked legal) of a game on the card-level table."""
+    phase = begin_step(G, T)
+    if phase == PLAY:
+        if not declined(G, T, a):
+            rank, size, n, n_wild = cards_of_card_play(G, T, a, W[0])
+            score_if_over(G, T, W, play_or_pass(G, T, a, W[0], rank, size, n, n_wild))
+    elif phase == EXCHANGE:
+        give_back(G, T, card_card_given(G, T, a, W[0]))
+    legal_cards(G, T, W)
+
+
+@njit(inline="always")
+def step_poker(G, T, a, W):
+    """One decision ``a`` (checked legal) of a poker game: a claim or a pick that is not the claim's last
+    moves no card; a pass, or the last pick, plays."""
+    phase = begin_step(G, T)
+    if phase == PLAY and (a == 0 or poker_choice(G, T, a)):
+        rank, size, n, n_wild = cards_of_poker_play(G, T, a, W[0])
+        score_if_over(G, T, W, play_or_pass(G, T, a, W[0], rank, size, n, n_wild))
+    elif phase == EXCHANGE:
+        give_back(G, T, poker_card_given(G, T, a))
+    legal_poker(G, T, W)
+
+
+# --------------------------------------------------------------------------- batches
+@njit
+def first_illegal(b8, opt, actions, where):
+    """The first game whose action (where ``where``) is out of range or not legal, or -1."""
+    legal = batch_legal(b8, opt)
+    A = opt[O_A]
+    for b in range(b8.shape[0]):
+        if where[b]:
+            a = actions[b]
+            if a < 0 or a >= A or not legal[b, a]:
+                return b
+    return -1
+
+
+@njit
+def not_stepped(G, opt):
+    """A game not stepped: no hand ended and nothing moved in this call."""
+    s8, c8, pts = G[0], G[4], G[8]
+    s8[HAND_OVER] = 0
+    for p in range(opt[O_P]):
+        pts[HAND_POINTS, p] = 0
+    for c in range(opt[O_C]):
+        c8[MOVED, c] = 0
+
+
+# Each step_* entry point: step every game ``b`` with ``where[b]`` by ``actions[b]``; the others keep their
+# state but for hand_over, hand_points and moved, which say that this call ended and moved nothing there.
+# Returns -1, or the first game whose action is out of range or not legal (and then steps nothing). The
+# workspace's allocation ``base`` is used once more at the end: its views hold no reference to keep it.
+
+@njit
+def step_batch_rank(b8, b16, b32, keys, opt, tab, actions, where):
+    bad = first_illegal(b8, opt, actions, where)
+    if bad >= 0:
+        return bad
+    T = rules_views(opt, tab)
+    base = np.empty(scratch_size(opt), dtype=np.int64)
+    W = scratch_views(base, opt)
+    for b in range(b8.shape[0]):
+        G = game_views(b8, b16, b32, keys, opt, b)
+        if where[b]:
+            step_rank(G, T, actions[b], W)
+        else:
+            not_stepped(G, opt)
+    base[0] = 0
+    return -1
+
+
+@njit
+def step_batch_cards(b8, b16, b32, keys, opt, tab, actions, where):
+    bad = first_illegal(b8, opt, actions, where)
+    if bad >= 0:
+        return bad
+    T = rules_views(opt, tab)
+    base = np.empty(scratch_size(opt), dtype=np.int64)
+    W = scratch_views(base, opt)
+    for b in range(b8.shape[0]):
+        G = game_views(b8, b16, b32, keys, opt, b)
+        if where[b]:
+            step_cards(G, T, actions[b], W)
+        else:
+            not_stepped(G, opt)
+    base[0] = 0
+    return -1
+
+
+@njit
+def step_batch_poker(b8, b16, b32, keys, opt, tab, actions, where):
+    bad = first_illegal(b8, opt, actions, where)
+    if bad >= 0:
+        return bad
+    T = rules_views(opt, tab)
+    base = np.empty(scratch_size(opt), dtype=np.int64)
+    W = scratch_views(base, opt)
+    for b in range(b8.shape[0]):
+        G = game_views(b8, b16, b32, keys, opt, b)
+        if where[b]:
+            step_poker(G, T, actions[b], W)
+        else:
+            not_stepped(G, opt)
+    base[0] = 0
+    return -1
+
+
+@njit(parallel=True)
+def step_batch_rank_parallel(b8, b16, b32, keys, opt, tab, actions, where):
+    """:func:`step_batch_rank` with the games shared out over numba's threads."""
+    bad = first_illegal(b8, opt, actions, where)
+    if bad >= 0:
+        return bad
+    T = rules_views(opt, tab)
+    n = scratch_size(opt)
+    for b in prange(b8.shape[0]):
+        G = game_views(b8, b16, b32, keys, opt, b)
+        if where[b]:
+            base = np.empty(n, dtype=np.int64)
+            step_rank(G, T, actions[b], scratch_views(base, opt))
+            base[0] = 0
+        else:
+            not_stepped(G, opt)
+    return -1
+
+
+# start_* deals (unless ``dealt``) and starts the hand of every game whose seats, ranks, dealer and hand number
+# are in place, and works out its legal actions; legal_* recomputes the legal actions from the state.
+
+@njit
+def start_batch_rank(b8, b16, b32, keys, opt, tab, dealt):
+    T = rules_views(opt, tab)
+    base = np.empty(scratch_size(opt), dtype=np.int64)
+    W = scratch_views(base, opt)
+    for b in range(b8.shape[0]):
+        G = game_views(b8, b16, b32, keys, opt, b)
+        start_hand(G, T, dealt)
+        legal_rank(G, T, W)
+    base[0] = 0
+
+
+@njit
+def start_batch_cards(b8, b16, b32, keys, opt, tab, dealt):
+    T = rules_views(opt, tab)
+    base = np.empty(scratch_size(opt), dtype=np.int64)
+    W = scratch_views(base, opt)
+    for b in range(b8.shape[0]):
+        G = game_views(b8, b16, b32, keys, opt, b)
+        start_hand(G, T, dealt)
+        legal_cards(G, T, W)
+    base[0] = 0
+
+
+@njit
+def start_batch_poker(b8, b16, b32, keys, opt, tab, dealt):
+    T = rules_views(opt, tab)
+    base = np.empty(scratch_size(opt), dtype=np.int64)
+    W = scratch_views(base, opt)
+    for b in range(b8.shape[0]):
+        G = game_views(b8, b16, b32, keys, opt, b)
+        start_hand(G, T, dealt)
+        legal_poker(G, T, W)
+    base[0] = 0
+
+
+@njit
+def legal_batch_rank(b8, b16, b32, keys, opt, tab):
+    T = rules_views(opt, tab)
+    base = np.empty(scratch_size(opt), dtype=np.int64)
+    W = scratch_views(base, opt)
+    for b in range(b8.shape[0]):
+        legal_rank(game_views(b8, b16, b32, keys, opt, b), T, W)
+    base[0] = 0
+
+
+@njit
+def legal_batch_cards(b8, b16, b32, keys, opt, tab):
+    T = rules_views(opt, tab)
+    base = np.empty(scratch_size(opt), dtype=np.int64)
+    W = scratch_views(base, opt)
+    for b in range(b8.shape[0]):
+        legal_cards(game_views(b8, b16, b32, keys, opt, b), T, W)
+    base[0] = 0
+
+
+@njit
+def legal_batch_poker(b8, b16, b32, keys, opt, tab):
+    T = rules_views(opt, tab)
+    base = np.empty(scratch_size(opt), dtype=np.int64)
+    W = scratch_views(base, opt)
+    for b in range(b8.shape[0]):
+        legal_poker(game_views(b8, b16, b32, keys, opt, b), T, W)
+    base[0] = 0
+
+
+# The entry points of each family: 0 rank, 1 cards, 2 poker (``consts.family``).
+STEP = (step_batch_rank, step_batch_cards, step_batch_poker)
+START = (start_batch_rank, start_batch_cards, start_batch_poker)
+LEGAL = (legal_batch_rank, legal_batch_cards, legal_batch_poker)
