@@ -76,18 +76,72 @@ from president_env.core.poker import (
     FLUSH,
     FOUR,
     FULL_HOUSE,
+    SET,
     STRAIGHT,
     STRAIGHT_FLUSH,
     TWO_PAIR,
     WILD_SET,
     claim_table,
 )
-from president_env.core.poker_mask import PokerConsts, poker_consts
 
 from ._plays import holdings, play_consts
 from .base import ObsView, decode
 
 INF = np.inf
+
+
+@dataclass(frozen=True, eq=False)
+class PokerConsts:
+    """The claim table as the poker agents read it: per claim and per card name, as arrays."""
+
+    X: int                     # claims (ids 1..X); picks are ids X+1..X+U
+    U: int                     # card names
+    NR: int                    # natural ranks
+    n: np.ndarray              # (X+1,) cards of each claim
+    n8: np.ndarray             # (X+1,) the same as int8 (the counts are int8)
+    kind: np.ndarray           # (X+1,)
+    key: np.ndarray            # (X+1,)
+    key2: np.ndarray           # (X+1,)
+    window: np.ndarray         # (X+1, 5)
+    strength: np.ndarray       # (2, X+1)
+    bomb: np.ndarray           # (X+1,) bool
+    first_rank: np.ndarray     # (X+1,)
+    cell_mat: np.ndarray       # (C, NR*4 + 4) float32: natural cards by (rank, suit place), then wild cards by suit
+    name_of: np.ndarray        # (C,) card-name index of each card
+    name_mat: np.ndarray       # (C, U) float32 one-hot name of each card
+    name_r: np.ndarray         # (U,) natural rank of each name, -1 a wild card
+    name_s: np.ndarray         # (U,) suit place
+    name_w: np.ndarray         # (U,) bool wild
+    lowest_name: int           # name index of the lowest card (first lead)
+    ids: dict                  # kind -> claim ids of that kind (SET and FIVE merged as "rank")
+
+
+@lru_cache(maxsize=64)
+def poker_consts(rules: Rules) -> PokerConsts:
+    ct = claim_table(rules)
+    t = tables(rules)
+    NR, C, U = ct.NR, t.n_cards, len(ct.pick_names)
+    cell = np.zeros((C, NR * 4 + 4), dtype=np.float32)
+    name_of = np.array([ct.pick_names.index(n) for n in t.card_names], dtype=np.int64)
+    name_r = np.full(U, -1, dtype=np.int64)
+    name_s = np.zeros(U, dtype=np.int64)
+    for u, name in enumerate(ct.pick_names):
+        name_s[u] = rules.suit_order.index(name[-1])
+        if name[:-1] not in rules.wild_ranks:
+            name_r[u] = ct.naturals.index(name[:-1])
+    for c_, u in enumerate(name_of):
+        cell[c_, name_r[u] * 4 + name_s[u] if name_r[u] >= 0 else NR * 4 + name_s[u]] = 1
+    name_mat = np.zeros((C, U), dtype=np.float32)
+    name_mat[np.arange(C), name_of] = 1
+    kind = ct.kind
+    ids = {k: np.flatnonzero(kind == k) for k in (WILD_SET, TWO_PAIR, FOUR, FULL_HOUSE, STRAIGHT, STRAIGHT_FLUSH,
+                                                  FLUSH)}
+    ids["rank"] = np.flatnonzero((kind == SET) | (kind == FIVE))
+    return PokerConsts(
+        X=ct.X, U=U, NR=NR, n=ct.n, n8=ct.n.astype(np.int8), kind=kind, key=ct.key, key2=ct.key2, window=ct.window,
+        strength=ct.strength, bomb=ct.bomb, first_rank=ct.first_rank, cell_mat=cell, name_of=name_of,
+        name_mat=name_mat, name_r=name_r, name_s=name_s, name_w=name_r < 0,
+        lowest_name=int(name_of[t.lowest_card]), ids=ids)
 
 
 @dataclass(frozen=True, eq=False)

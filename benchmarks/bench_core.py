@@ -1,12 +1,13 @@
 """Decisions per second of the batched core, against the same games stepped one at a time.
 
 Plays uniformly random legal actions (mask computation included: the mask is part
-of every step's output) on one core, for `president`, `daifugo`, `suit_ranking` and
-`daifugo_runs` (the card-level action table), at several
-batch sizes, and in the same run steps games one at a time (batch 0 in the rows).
+of every step's output) on one core, for `president`, `daifugo`, `suit_ranking`,
+`daifugo_runs` (the card-level action table) and `rich_man_poor_man` (poker hands), at
+several batch sizes, and in the same run steps games one at a time (batch 0 in the rows).
 
-    python benchmarks/bench_core.py            # a table
-    python benchmarks/bench_core.py --json     # [{"preset", "batch", "decisions_per_s"}, ...]
+    python benchmarks/bench_core.py              # a table
+    python benchmarks/bench_core.py --json       # [{"preset", "batch", "threads", "decisions_per_s"}, ...]
+    python benchmarks/bench_core.py --threads 2  # the batches shared out over two threads (prange)
 """
 
 from __future__ import annotations
@@ -19,31 +20,11 @@ import time
 import numpy as np
 from _common import one_core
 
-from president_env.core import preset
+from president_env.core import init, preset, set_threads, step_inplace
 
 
-def engines() -> dict:
-    """The engines this checkout has: name -> (init, step_inplace). ``compiled`` is the core's engine;
-    ``numpy`` the batched NumPy engine it replaced, while that still exists (for a run beside it)."""
-    out = {}
-    try:
-        from president_env.core import compiled
-        out["compiled"] = (compiled.init, compiled.step_inplace)
-    except ImportError:  # pragma: no cover - after the switch the core's engine is the compiled one
-        from president_env.core import init, step_inplace
-        out["compiled"] = (init, step_inplace)
-    try:
-        from president_env.core import engine
-        if engine.__dict__.get("_consts") is not None:
-            out["numpy"] = (engine.init, engine.step_inplace)
-    except ImportError:  # pragma: no cover
-        pass
-    return out
-
-
-def measure(name: str, batch: int, seconds: float, seed: int = 0, engine: str = "compiled") -> float:
+def measure(name: str, batch: int, seconds: float, seed: int = 0) -> float:
     """Decisions per second stepping ``batch`` games per call (0 = one game at a time, in turn)."""
-    init, step_inplace = engines()[engine]
     # Sessions that never end during the run: every step is a real decision.
     rules = preset(name, target_points=None, hands_per_session=10**6)
     rng = np.random.default_rng(seed)
@@ -80,41 +61,34 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--presets", default="president,daifugo,suit_ranking,daifugo_runs,rich_man_poor_man")
     ap.add_argument("--batches", default="1,64,1024,4096")
     ap.add_argument("--seconds", type=float, default=2.0, help="measuring time per row")
-    ap.add_argument("--engines", default="compiled",
-                    help="comma-separated: compiled (the core), numpy (the engine it replaced, while it exists)")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="numba threads stepping each batch (core.set_threads); 1 pins the run to one core")
     ap.add_argument("--json", action="store_true", help="print one JSON list of rows")
     args = ap.parse_args(argv)
-    one_core()
+    if args.threads == 1:
+        one_core()
+    else:
+        set_threads(args.threads)
     rows = []
-    names = args.engines.split(",")
     for name in args.presets.split(","):
         for batch in [0] + [int(b) for b in args.batches.split(",")]:
-            for eng in names:   # the engines alternate row by row, so that they share the machine's state
-                rate = measure(name, batch, args.seconds, engine=eng)
-                rows.append({"preset": name, "batch": batch, "engine": eng, "decisions_per_s": rate})
+            rate = measure(name, batch, args.seconds)
+            rows.append({"preset": name, "batch": batch, "threads": args.threads, "decisions_per_s": rate})
     if args.json:
         print(json.dumps(rows))
     else:
         from rich.console import Console
         from rich.table import Table
 
-        table = Table(title="Batched core: random legal games, one core")
-        cols = ["preset", "batch", "engine", "decisions/s", "x one at a time"]
-        if len(names) > 1:
-            cols.append(f"x {names[-1]}")
-        for col in cols:
+        where = "one core" if args.threads == 1 else f"{args.threads} threads"
+        table = Table(title=f"Batched core: random legal games, {where}")
+        for col in ("preset", "batch", "decisions/s", "x one at a time"):
             table.add_column(col, justify="right")
         for row in rows:
-            same = [r for r in rows if r["preset"] == row["preset"] and r["engine"] == row["engine"]]
-            base = next(r["decisions_per_s"] for r in same if r["batch"] == 0)
+            base = next(r["decisions_per_s"] for r in rows if r["preset"] == row["preset"] and r["batch"] == 0)
             batch = "one at a time" if row["batch"] == 0 else str(row["batch"])
             rate = row["decisions_per_s"]
-            cells = [row["preset"], batch, row["engine"], f"{rate:,.0f}", f"{rate / base:.1f}"]
-            if len(names) > 1:
-                ref = next(r["decisions_per_s"] for r in rows if r["preset"] == row["preset"]
-                           and r["batch"] == row["batch"] and r["engine"] == names[-1])
-                cells.append(f"{rate / ref:.1f}")
-            table.add_row(*cells)
+            table.add_row(row["preset"], batch, f"{rate:,.0f}", f"{rate / base:.1f}")
         Console().print(table)
     return rows
 

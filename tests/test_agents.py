@@ -18,6 +18,7 @@ from president_env.core import (
     PRESETS,
     Rules,
     current_player,
+    exchange_kind,
     init,
     n_actions,
     observe,
@@ -158,10 +159,7 @@ def test_decode_reads_the_pieces_only_some_rules_have(name: str) -> None:
         ar = np.arange(24)
         assert (v.single_row == (st.single_row if rules.revolution_by_singles else 0)).all()
         if rules.merchant_trade:
-            from president_env.core.engine import _consts
-            kinds = _consts(rules).ex_kind
-            step = np.minimum(st.exch_step.astype(np.int64), len(kinds) - 1)
-            assert (v.trading == ((st.phase == 0) & (kinds[step] > 0))).all()
+            assert (v.trading == (exchange_kind(rules, st) > 0)).all()
             pick = st.trade_pick[ar, seat].astype(np.int64)
             expect = np.zeros_like(v.trade_pick)
             expect[ar[pick >= 0], tables(rules).card_kind[pick[pick >= 0]]] = 1

@@ -64,9 +64,11 @@ def test_the_preset_files_named_in_adding_a_variant_exist():
         assert (root / path).is_file(), f"docs/adding_a_variant.md names {path}, which does not exist"
     for name in ("PRESET_TABLE", "PRESET_ALIASES", "_BOOLS", "_CHOICES", "_RANK_SETS", "_validate"):
         assert name in (root / "president_env/core/rules.py").read_text(encoding="utf-8"), name
-    for name in ("_play_mask", "_play", "_go_out", "_skip", "_end_hand", "_start_hand", "_consts", "clear_self",
-                 "clear_next", "extra"):
-        assert re.search(rf"\b{name}\b", (root / "president_env/core/engine.py").read_text(encoding="utf-8")), name
+    kernel = "".join(p.read_text(encoding="utf-8") for p in (root / "president_env/core/kernel").glob("*.py"))
+    for name in re.findall(r"`(\w+)`", ADDING[ADDING.index("### 3. The engine"):ADDING.index("### 4.")]):
+        if name.islower() and "_" in name and not name.startswith(("suit_", "four_", "equal_", "reset_", "complete_",
+                                                                      "transparent_", "nine_", "hand_")):
+            assert re.search(rf"\b{name}\b", kernel), f"docs/adding_a_variant.md names {name}, not in the kernel"
     assert "PRESET_OPTIONS" in (root / "tests/test_rules_object.py").read_text(encoding="utf-8")
     assert "reference_legal" in (root / "tests/test_core_properties.py").read_text(encoding="utf-8")
     assert "PRESIDENT_REGEN_PLAYTHROUGHS" in (root / "tests/test_playthroughs.py").read_text(encoding="utf-8")

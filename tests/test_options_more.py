@@ -7,8 +7,6 @@ each test, ``ScalarGame`` replaying the same moves (``both``), compared field by
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 from helpers import actor, game, hand, legal_moves, move_id, play, top
@@ -27,6 +25,7 @@ from president_env.core import (
     tables,
 )
 from president_env.core.observation import slices
+from president_env.core.state import field_names
 
 
 def R(**options) -> Rules:
@@ -43,8 +42,8 @@ def both(r: Rules, st0, *moves: str | tuple[int, str]):
     for mv in moves:
         g.step(move_id(r, mv[1] if isinstance(mv, tuple) else mv))
     ref = g.to_state()
-    for f in dataclasses.fields(st):
-        np.testing.assert_array_equal(getattr(st, f.name), getattr(ref, f.name), err_msg=f.name)
+    for f in field_names():
+        np.testing.assert_array_equal(getattr(st, f), getattr(ref, f), err_msg=f)
     for p in range(r.players):
         np.testing.assert_array_equal(observe(r, st, p)[0], g.observe(p))
     return st

@@ -1,15 +1,14 @@
-"""The single-game engine (core.scalar.ScalarGame) against the batched engine, its specification.
+"""One game alone and the same game in a batch: the same game (``core.scalar.ScalarGame``, a batch of one).
 
-Every test plays random legal games in lockstep: a batch of games on the batched engine and one
-ScalarGame twin per game, with the same actions. After every step the whole State (to_state, field
-by field, dtypes included), the legal actions and every player's observation must be equal. Each
-hand-built rule set also checks that the option it is about really came up in play, so a test
-cannot pass by never reaching the code it is about.
+The engine steps a batch as a loop over games; a game must play the same whether it is stepped alone
+or beside others (no state leaks from one game of a batch into another). Every test plays random legal
+games in lockstep: a batch on ``step_inplace`` and one ``ScalarGame`` per game, with the same actions.
+After every step the whole State (field by field, dtypes included), the legal actions and every
+player's observation must be equal. Each hand-built rule set also checks that the option it is about
+really came up in play, so a test cannot pass by never reaching the code it is about.
 """
 
 from __future__ import annotations
-
-import dataclasses
 
 import numpy as np
 import pytest
@@ -391,9 +390,9 @@ def test_batch_conversions_equal_the_single_ones() -> None:
     many = ScalarGame.from_states(rules, st, idx)
     one = [ScalarGame.from_state(rules, st, int(b)) for b in idx]
     for a, b in zip(many, one, strict=True):
-        assert all(getattr(a, n) == getattr(b, n) for n in ScalarGame.__slots__ if n not in ("rules", "_t"))
+        assert a.state == b.state and a.legal == b.legal
     together, apart = ScalarGame.to_states(many), State.concat([g.to_state() for g in one])
-    for f in dataclasses.fields(State):
-        np.testing.assert_array_equal(getattr(together, f.name), getattr(apart, f.name), err_msg=f.name)
-        assert getattr(together, f.name).dtype == getattr(apart, f.name).dtype
+    for f in field_names():
+        np.testing.assert_array_equal(getattr(together, f), getattr(apart, f), err_msg=f)
+        assert getattr(together, f).dtype == getattr(apart, f).dtype
     np.testing.assert_array_equal(together.hands, st.hands[idx])

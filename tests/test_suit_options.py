@@ -50,12 +50,14 @@ class TestSuitOrder:
         assert moved(r, st) == ["3D"]
 
     def test_exposed_piles_tie_by_the_order(self) -> None:
-        from president_env.core.engine import _consts
+        from president_env.core.kernel import fields as F
+        from president_env.core.kernel.consts import consts
 
         default, spades_low = R(), R(suit_order="S H D C")
         for rules, stronger in ((default, "7S"), (spades_low, "7C")):
             names = tables(rules).card_names
-            key = {names[c]: int(_consts(rules).ident_key[c]) for c in range(len(names))}
+            ident = consts(rules).table("card")[F.C_IDENT]      # the exposed piles' order (fine point 9)
+            key = {names[c]: int(ident[c]) for c in range(len(names))}
             assert max(("7C", "7D", "7H", "7S"), key=key.get) == stronger
 
     @pytest.mark.parametrize("value", ["C D H", "C C D H", "C D H X", "C D H S S"])

@@ -48,7 +48,6 @@ Opponents draw random numbers from a generator seeded from the seed too.
 
 from __future__ import annotations
 
-import gc
 import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -60,7 +59,6 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices,
 from president_env.aec_env import REWARD_SCHEMES, hand_rewards, make_rules, observation_box, render_text
 from president_env.core import OVER, IllegalActionError, Rules, init, make_keys, n_actions, step_inplace
 from president_env.core import observation as O
-from president_env.core.scalar import ScalarGame
 from training.gym_env import fixed_learner
 
 
@@ -150,7 +148,6 @@ class PresidentVecEnv(VecEnv):
         self.episode, self.reward_scheme, self.start_ranks = episode, reward, start_ranks
         self.render_mode = render_mode
         self._base_seed = seed
-        self.scalar_tail = 48  # at most this many games left to advance: step them on ScalarGame twins
         super().__init__(num_envs, observation_box(self.rules), gymnasium.spaces.Discrete(n_actions(self.rules)))
         self._state = None
         self._actions: np.ndarray | None = None
@@ -180,11 +177,6 @@ class PresidentVecEnv(VecEnv):
             need = (cur != self._learner[idx]) & (st.phase[idx] != OVER)
             idx, cur = idx[need], cur[need]
             if idx.size == 0:
-                break
-            if idx.size <= self.scalar_tail:
-                # A few games left (typically hands the learner is already out of): plain-Python
-                # twins step them far cheaper than a batch call each; same moves, same draws.
-                self._advance_scalar(idx, gained)
                 break
             mask = st.legal[idx]
             obs = O.observe(rules, st.take(idx), cur) if self._opponents_observe() else None
@@ -223,46 +215,6 @@ class PresidentVecEnv(VecEnv):
             if rows.size:
                 acts[rows] = np.asarray(pol(None if obs is None else obs[rows], mask[rows], self._opp_rng)).reshape(-1)
         return acts
-
-    def _advance_scalar(self, idx: np.ndarray, gained: np.ndarray) -> None:
-        """:meth:`_advance` for a few games, on :class:`ScalarGame` twins written back at the end."""
-        gc_was_on = gc.isenabled()
-        gc.disable()  # many small lists: the cyclic collector would scan every live object (torch's too)
-        try:
-            self._advance_scalar_games(idx, gained)
-        finally:
-            if gc_was_on:
-                gc.enable()
-
-    def _advance_scalar_games(self, idx: np.ndarray, gained: np.ndarray) -> None:
-        rules, st = self.rules, self._state
-        games = ScalarGame.from_states(rules, st, idx)
-        learner = self._learner[idx]
-        rank_scheme = self.reward_scheme == "rank"
-        # the same float32 arithmetic as hand_rewards, so both paths give the same rewards to the bit
-        rank_reward = 1.0 - 2.0 * np.arange(rules.players, dtype=np.float32) / (rules.players - 1)
-        live = np.arange(idx.size)
-        while True:
-            live = np.array([j for j in live if not games[j].over and games[j].current_player != learner[j]],
-                            dtype=np.int64)
-            if live.size == 0:
-                break
-            cur = np.array([games[j].current_player for j in live], dtype=np.int64)
-            obs = np.stack([games[j].observe(c) for j, c in zip(live, cur, strict=True)]) \
-                if self._opponents_observe() else None
-            mask = np.stack([games[j].legal_mask() for j in live])
-            acts = self._opponent_actions(idx[live], cur, obs, mask)
-            self._check_opponent_actions(_Legal(mask), idx[live], cur, acts)
-            for j, a in zip(live, acts.tolist(), strict=True):
-                g = games[j]
-                g.step(a)
-                if g.hand_over:
-                    me = int(learner[j])
-                    if rank_scheme:
-                        gained[idx[j]] += rank_reward[g.last_finish[me]]
-                    else:
-                        gained[idx[j]] += g.hand_points[me]
-        st.put(idx, ScalarGame.to_states(games))
 
     def _check_opponent_actions(self, sub: Any, idx: np.ndarray, cur: np.ndarray, acts: np.ndarray) -> None:
         """Name the VecEnv game and the opponent when a policy returns a bad action."""

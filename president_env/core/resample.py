@@ -43,7 +43,9 @@ import numpy as np
 
 from . import observation as O
 from .cards import tables
-from .engine import _consts, _refresh_legal, init
+from .engine import init, refresh_legal
+from .kernel import fields as F
+from .kernel.consts import consts
 from .rules import Rules
 from .scalar import ScalarGame
 from .state import EXCHANGE, PLAY, State
@@ -71,16 +73,18 @@ class _RC:
 @lru_cache(maxsize=128)
 def _rc(rules: Rules) -> _RC:
     t = tables(rules)
-    c = _consts(rules)
+    k = consts(rules)
     K = t.n_kinds
     first = np.searchsorted(t.card_kind, np.arange(K))
-    sched = np.stack([c.ex_decider, c.ex_partner, c.ex_kind], axis=1) if len(c.ex_kind) else np.zeros((0, 3), int)
+    sched = k.table("sched").T.astype(np.int64)                 # (E, 3): decider, partner, kind
+    give = tuple(int(g) for g in k.table("give")[0])
     return _RC(
         P=rules.players, C=t.n_cards, K=K, card_kind=t.card_kind.astype(np.int64),
         kind_onehot=np.eye(K, dtype=np.int16)[t.card_kind],
         kind_tier=(t.best_key[first] // 1000).astype(np.int64),
-        lowest_kind=int(t.card_kind[t.lowest_card]), lowest_cards=c.lowest_cards.astype(np.int64),
-        n_pairs=len(c.give), gives=tuple(c.give), sched=sched.astype(np.int64),
+        lowest_kind=int(t.card_kind[t.lowest_card]),
+        lowest_cards=np.flatnonzero(k.table("card")[F.C_LOWEST]).astype(np.int64),
+        n_pairs=len(give), gives=give, sched=sched,
         merchant=tuple(rules.merchant_pairs) if rules.merchant_trade else (),
     )
 
@@ -179,7 +183,7 @@ def knowledge(rules: Rules, state: State, player: int | np.ndarray) -> Knowledge
     if rules.quick_clear:
         cl = np.flatnonzero((state.claim_rank >= 0) & (cur != o) & (state.phase == PLAY))
         if cl.size:
-            kind = _consts(rules).play_kind[state.claim_rank[cl].astype(np.int64)]
+            kind = tables(rules).play_kind[state.claim_rank[cl].astype(np.int64)]
             held = state.counts[cl, cur[cl], kind].astype(np.int64)
             forced[cl, cur[cl], kind] = np.maximum(forced[cl, cur[cl], kind], held)
     forced[:, :P][n_cards == 0] = 0
@@ -283,7 +287,7 @@ def _deal_hidden(rules: Rules, state: State, kn: Knowledge, rng: np.random.Gener
         hidden = new.current.astype(np.int64) != o
         new.poker_claim[hidden] = 0
         new.picked[hidden] = False
-    _refresh_legal(rules, _consts(rules), new)
+    refresh_legal(rules, new)
     return new
 
 
@@ -363,10 +367,9 @@ def _state_from_observation(rules: Rules, obs: np.ndarray) -> State:  # noqa: C9
         raise ValueError(f"observations must have shape (N, {O.size(rules)}) for these rules, got {obs.shape}")
     rc = _rc(rules)
     t = tables(rules)
-    c = _consts(rules)
     N, P, C, K = obs.shape[0], rc.P, rc.C, rc.K
     sl = O.slices(rules)
-    d = c.d
+    d = 1 if rules.direction == "clockwise" else -1
     rel_seat = (d * np.arange(P)) % P                 # relative j -> seat
 
     def ints(name: str) -> np.ndarray:
@@ -542,7 +545,7 @@ def _state_from_observation(rules: Rules, obs: np.ndarray) -> State:  # noqa: C9
                 ids = np.flatnonzero(hands[b, s])
                 if ids.size:
                     st.trade_pick[b, s] = ids[0]
-    _refresh_legal(rules, c, st)
+    refresh_legal(rules, st)
     return st
 
 

@@ -13,12 +13,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from .. import observation as O
+from .. import observation_layout as O
 from ..actions import action_table
 from ..cards import printed_rank, tables
-from ..layout import Layout
 from ..poker import claim_table
 from ..rules import Rules
+from ..state import Layout
 from . import fields as F
 
 
@@ -30,6 +30,12 @@ class Consts:
     tab: np.ndarray
     layout: Layout
     family: int          # the action table's family: 0 rank-level, 1 card-level, 2 poker (kernel.step)
+
+    def table(self, name: str) -> np.ndarray:
+        """The 2-D table ``name`` of :data:`fields.TABLES` (a read-only view of ``tab``)."""
+        i = F.O_TABLES + 3 * F.TABLES.index(name)
+        off, rows, cols = (int(x) for x in self.opt[i:i + 3])
+        return self.tab[off:off + rows * cols].reshape(rows, cols)
 
 
 def _index(options: tuple[str, ...], value: str) -> int:

@@ -17,7 +17,7 @@ state's views costs more than many of them).
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
+from numba import get_num_threads, prange
 
 from .cards import card_claim_mask, card_exchange_mask, card_mask
 from .deal import start_hand
@@ -193,79 +193,107 @@ def not_stepped(G, opt):
 # Each step_* entry point: step every game ``b`` with ``where[b]`` by ``actions[b]``; the others keep their
 # state but for hand_over, hand_points and moved, which say that this call ended and moved nothing there.
 # Returns -1, or the first game whose action is out of range or not legal (and then steps nothing). The
-# workspace's allocation ``base`` is used once more at the end: its views hold no reference to keep it.
+# games lo..hi-1 are stepped by one loop (``_games_*``): inlined into the one-core entry point, called once
+# per thread by the ``*_parallel`` one (``engine.set_threads``). The workspace's allocation ``base`` is used
+# once more at the end: its views hold no reference to keep it.
 
-@njit
-def step_batch_rank(b8, b16, b32, keys, opt, tab, actions, where):
-    bad = first_illegal(b8, opt, actions, where)
-    if bad >= 0:
-        return bad
+def _games_rank(b8, b16, b32, keys, opt, tab, actions, where, lo, hi):
     T = rules_views(opt, tab)
     base = np.empty(scratch_size(opt), dtype=np.int64)
     W = scratch_views(base, opt)
-    for b in range(b8.shape[0]):
+    for b in range(lo, hi):
         G = game_views(b8, b16, b32, keys, opt, b)
         if where[b]:
             step_rank(G, T, actions[b], W)
         else:
             not_stepped(G, opt)
     base[0] = 0
-    return -1
 
 
-@njit
-def step_batch_cards(b8, b16, b32, keys, opt, tab, actions, where):
-    bad = first_illegal(b8, opt, actions, where)
-    if bad >= 0:
-        return bad
+def _games_cards(b8, b16, b32, keys, opt, tab, actions, where, lo, hi):
     T = rules_views(opt, tab)
     base = np.empty(scratch_size(opt), dtype=np.int64)
     W = scratch_views(base, opt)
-    for b in range(b8.shape[0]):
+    for b in range(lo, hi):
         G = game_views(b8, b16, b32, keys, opt, b)
         if where[b]:
             step_cards(G, T, actions[b], W)
         else:
             not_stepped(G, opt)
     base[0] = 0
-    return -1
 
 
-@njit
-def step_batch_poker(b8, b16, b32, keys, opt, tab, actions, where):
-    bad = first_illegal(b8, opt, actions, where)
-    if bad >= 0:
-        return bad
+def _games_poker(b8, b16, b32, keys, opt, tab, actions, where, lo, hi):
     T = rules_views(opt, tab)
     base = np.empty(scratch_size(opt), dtype=np.int64)
     W = scratch_views(base, opt)
-    for b in range(b8.shape[0]):
+    for b in range(lo, hi):
         G = game_views(b8, b16, b32, keys, opt, b)
         if where[b]:
             step_poker(G, T, actions[b], W)
         else:
             not_stepped(G, opt)
     base[0] = 0
-    return -1
+
+
+_inline_games = tuple(njit(inline="always")(f) for f in (_games_rank, _games_cards, _games_poker))
+_called_games = tuple(njit(f) for f in (_games_rank, _games_cards, _games_poker))
+games_rank, games_cards, games_poker = _inline_games
+games_rank_call, games_cards_call, games_poker_call = _called_games
+
+
+@njit
+def step_batch_rank(b8, b16, b32, keys, opt, tab, actions, where):
+    bad = first_illegal(b8, opt, actions, where)
+    if bad < 0:
+        games_rank(b8, b16, b32, keys, opt, tab, actions, where, 0, b8.shape[0])
+    return bad
+
+
+@njit
+def step_batch_cards(b8, b16, b32, keys, opt, tab, actions, where):
+    bad = first_illegal(b8, opt, actions, where)
+    if bad < 0:
+        games_cards(b8, b16, b32, keys, opt, tab, actions, where, 0, b8.shape[0])
+    return bad
+
+
+@njit
+def step_batch_poker(b8, b16, b32, keys, opt, tab, actions, where):
+    bad = first_illegal(b8, opt, actions, where)
+    if bad < 0:
+        games_poker(b8, b16, b32, keys, opt, tab, actions, where, 0, b8.shape[0])
+    return bad
 
 
 @njit(parallel=True)
 def step_batch_rank_parallel(b8, b16, b32, keys, opt, tab, actions, where):
-    """:func:`step_batch_rank` with the games shared out over numba's threads."""
     bad = first_illegal(b8, opt, actions, where)
-    if bad >= 0:
-        return bad
-    T = rules_views(opt, tab)
-    n = scratch_size(opt)
-    for b in prange(b8.shape[0]):
-        G = game_views(b8, b16, b32, keys, opt, b)
-        if where[b]:
-            base = np.empty(n, dtype=np.int64)
-            step_rank(G, T, actions[b], scratch_views(base, opt))
-            base[0] = 0
-        else:
-            not_stepped(G, opt)
-    return -1
+    if bad < 0:
+        B, n = b8.shape[0], get_num_threads()
+        for t in prange(n):
+            games_rank_call(b8, b16, b32, keys, opt, tab, actions, where, t * B // n, (t + 1) * B // n)
+    return bad
+
+
+@njit(parallel=True)
+def step_batch_cards_parallel(b8, b16, b32, keys, opt, tab, actions, where):
+    bad = first_illegal(b8, opt, actions, where)
+    if bad < 0:
+        B, n = b8.shape[0], get_num_threads()
+        for t in prange(n):
+            games_cards_call(b8, b16, b32, keys, opt, tab, actions, where, t * B // n, (t + 1) * B // n)
+    return bad
+
+
+@njit(parallel=True)
+def step_batch_poker_parallel(b8, b16, b32, keys, opt, tab, actions, where):
+    bad = first_illegal(b8, opt, actions, where)
+    if bad < 0:
+        B, n = b8.shape[0], get_num_threads()
+        for t in prange(n):
+            games_poker_call(b8, b16, b32, keys, opt, tab, actions, where, t * B // n, (t + 1) * B // n)
+    return bad
 
 
 # start_* deals (unless ``dealt``) and starts the hand of every game whose seats, ranks, dealer and hand number
@@ -341,3 +369,4 @@ def legal_batch_poker(b8, b16, b32, keys, opt, tab):
 STEP = (step_batch_rank, step_batch_cards, step_batch_poker)
 START = (start_batch_rank, start_batch_cards, start_batch_poker)
 LEGAL = (legal_batch_rank, legal_batch_cards, legal_batch_poker)
+STEP_PARALLEL = (step_batch_rank_parallel, step_batch_cards_parallel, step_batch_poker_parallel)

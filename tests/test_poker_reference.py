@@ -1,35 +1,29 @@
-"""The scalar engine's poker path (``ScalarGame``, docs/rules.md choices 41-48) against the plain reference.
+"""The engine's poker masks (docs/rules.md choices 41-48) against the plain reference, one game at a time.
 
-* ``_subset_claims``, the scalar engine's statement of choice 43 (every claim of a set of cards at once),
-  equals :func:`poker.satisfies` claim by claim, on random card sets for several packs;
-* ``_enumerate``, which skips the subsets that can satisfy no claim, finds every (subset, claim) that trying
-  every subset finds;
 * :func:`reference_poker_mask` (brute force over subsets with ``satisfies`` and ``beats``) on hand-built
   situations: a lead, the first lead, the first-pick suit rule, ``equal_rank_beats``, bombs,
   ``compulsory_beat``, a flush under a revolution, two decks;
-* ``ScalarGame``'s legal ids equal :func:`reference_poker_mask` at random positions of random games;
+* the engine's legal ids (a game stepped alone, ``ScalarGame``) equal :func:`reference_poker_mask` at random
+  positions of random games: the engine counts cards, the reference tries every subset of the hand;
 * stepping: a claim moves nothing and the same player picks next, a pick takes the first copy held, the
   last pick makes the play; the exchange's give-backs are picks.
 
-tests/test_poker.py drives both engines through the scenarios of the rule book; tests/test_scalar.py and
-tests/test_random_rules.py play them in lockstep.
+tests/test_poker.py drives the engine through the scenarios of the rule book.
 """
 
 from __future__ import annotations
 
 import random
-from itertools import combinations
 
 import numpy as np
 import pytest
 from helpers import game
 
-from president_env.core import EXCHANGE, OVER, PLAY, Rules, preset, tables
-from president_env.core import engine as E
+from president_env.core import EXCHANGE, OVER, PLAY, Rules, preset, refresh_legal, tables
 from president_env.core.actions import claim_id, pick_id
-from president_env.core.poker import claim_table, satisfies
+from president_env.core.poker import claim_table
 from president_env.core.poker_reference import reference_poker_mask
-from president_env.core.scalar import ScalarGame, _enumerate, _subset_claims, _tab
+from president_env.core.scalar import ScalarGame
 
 RMPM = preset("rich_man_poor_man")   # suits C < S < H < D, twos wild
 PACKS = {
@@ -54,63 +48,6 @@ def mask(rules: Rules, hand: str, picked: str = "", claim: str | None = None, to
          top_cards: str = "", rev: bool = False, first: bool = False) -> set[int]:
     return reference_poker_mask(rules, hand.split(), picked.split(), claim_id(rules, claim) if claim else 0,
                                 claim_id(rules, top) if top else 0, top_cards.split(), rev, first)
-
-
-# --------------------------------------------------------------------------- the scalar engine's statement
-def _random_subset(rng: np.random.Generator, pt, n: int, decks: int) -> tuple[int, ...] | None:
-    """n pick indices, often of two ranks and wild cards, or of one suit (where the claims are)."""
-    pool = list(range(pt.U))
-    if rng.random() < 0.5:
-        ranks = rng.choice(pt.NR, size=min(2, pt.NR), replace=False)
-        pool = [u for u in pool if pt.u_rank[u] in ranks or pt.u_rank[u] < 0]
-    if rng.random() < 0.3:
-        suit = int(rng.integers(4))
-        pool = [u for u in pool if pt.u_suit[u] == suit]
-    pool = pool * decks
-    if len(pool) < n:
-        return None
-    return tuple(sorted(rng.choice(pool, size=n, replace=False).tolist()))
-
-
-@pytest.mark.parametrize("name", list(PACKS))
-def test_subset_claims_equal_satisfies(name: str) -> None:
-    r = PACKS[name]
-    pt, ct = _tab(r).pk, claim_table(r)
-    by_n = {n: [x for x in range(1, ct.X + 1) if ct.n[x] == n] for n in range(1, 6)}
-    rng = np.random.default_rng(1)
-    checked = 0
-    for _ in range(1500):
-        n = int(rng.integers(1, 6))
-        sub = _random_subset(rng, pt, n, r.decks)
-        if sub is None:
-            continue
-        cards = [ct.pick_names[u] for u in sub]
-        for rev in (False, True):
-            want = [x for x in by_n[n] if satisfies(r, x, cards, rev)]
-            assert sorted(_subset_claims(pt, sub, rev)) == want, (cards, rev)
-            checked += bool(want)
-    assert checked > 500
-
-
-@pytest.mark.parametrize("name", list(PACKS))
-def test_the_enumeration_skips_no_claim(name: str) -> None:
-    """``_enumerate`` prunes subsets that can make no claim; trying every subset finds the same entries."""
-    r = PACKS[name]
-    pt = _tab(r).pk
-    suit = pt.u_suit
-    rng = np.random.default_rng(2)
-    deck = [u for u in range(pt.U) for _ in range(r.decks)]
-    for k in range(12):
-        hand = tuple(sorted(rng.choice(deck, size=min(len(deck), 9 + k), replace=False).tolist()))
-        rev = bool(k % 2)
-        want: dict[int, set] = {}
-        for n in range(1, 6):
-            for sub in set(combinations(hand, n)):
-                for x in _subset_claims(pt, sub, rev):
-                    want.setdefault(x, set()).add((sub, max((3 - suit[u]) if rev else suit[u] for u in sub)))
-        got = {x: set(entries) for x, entries in _enumerate(pt, hand, rev).items()}
-        assert got == want
-        assert all(len(entries) == len(set(entries)) for entries in _enumerate(pt, hand, rev).values())
 
 
 # --------------------------------------------------------------------------- the reference, hand-built
@@ -189,16 +126,31 @@ def test_two_decks_pick_a_card_twice() -> None:
         mask(r, "7C 5D", picked="7C 7C", claim="three sevens")
 
 
-# --------------------------------------------------------------------------- the scalar engine
+# --------------------------------------------------------------------------- the engine, one game
 def _names(rules: Rules, cards) -> list[str]:
     return [tables(rules).card_names[c] for c in cards]
 
 
+def v(g: ScalarGame, name: str):
+    """Field ``name`` of the game as Python values (a card field as the list of its cards)."""
+    a = getattr(g.state, name)[0]
+    if a.ndim == 0:
+        return a.item()
+    if name in ("picked", "moved", "top_cards"):
+        return np.flatnonzero(a).tolist()
+    return a.tolist()
+
+
+def held(g: ScalarGame) -> list[int]:
+    return np.flatnonzero(g.state.hands[0, g.current]).tolist()
+
+
 def _check(rules: Rules, g: ScalarGame) -> None:
-    hand = _names(rules, [c for cards in g.hands[g.current] for c in cards])
-    want = reference_poker_mask(rules, hand, _names(rules, g.picked), g.poker_claim, g.top_claim,
-                                _names(rules, g.top_cards), g.revolution, g.first_lead)
-    assert g.legal == sorted(want), (hand, g.picked, g.poker_claim, g.top_claim, g.top_cards, g.revolution)
+    hand = _names(rules, held(g))
+    want = reference_poker_mask(rules, hand, _names(rules, v(g, "picked")), v(g, "poker_claim"), v(g, "top_claim"),
+                                _names(rules, v(g, "top_cards")), v(g, "revolution"), v(g, "first_lead"))
+    assert g.legal == sorted(want), (hand, v(g, "picked"), v(g, "poker_claim"), v(g, "top_claim"),
+                                     v(g, "top_cards"), v(g, "revolution"))
 
 
 RANDOM = {
@@ -222,10 +174,10 @@ def test_random_positions_match_the_reference(name: str) -> None:
     for seed in range(3):
         g = ScalarGame.new(r, seed=seed)
         while not g.over:
-            if g.phase == PLAY and (g.n_cards[g.current] <= 7 or g.first_lead):
+            if g.phase == PLAY and (v(g, "n_cards")[g.current] <= 7 or v(g, "first_lead")):
                 _check(r, g)
                 checked += 1
-                same += g.top_claim > 0 and g.poker_claim == g.top_claim
+                same += v(g, "top_claim") > 0 and v(g, "poker_claim") == v(g, "top_claim")
             g.step(rnd.choice(g.legal))
     assert checked > 200 and same > 0
 
@@ -234,22 +186,23 @@ def test_claims_picks_and_the_play() -> None:
     r = RMPM
     st = game(r, ["3C 7C 7D 2S KH", "3D 8C", "4C 9C", "5C"], rest_to=3)
     g = ScalarGame.from_state(r, st)
-    assert g.current == 0 and g.first_lead
+    assert g.current == 0 and v(g, "first_lead")
     assert claim_id(r, "pair of threes") in g.legal   # 3C and the wild 2S
     g.step(claim_id(r, "pair of threes"))
-    assert (g.current, g.poker_claim, g.picked, g.moved) == (0, claim_id(r, "pair of threes"), [], [])
+    assert (g.current, v(g, "poker_claim"), v(g, "picked"), v(g, "moved")) == (0, claim_id(r, "pair of threes"), [], [])
     assert g.legal == sorted(picks(r, "3C"))
     g.step(pick_id(r, "3C"))
-    assert g.picked == _card(r, "3C") and g.moved == [] and g.n_cards[0] == 5
+    assert v(g, "picked") == _card(r, "3C") and v(g, "moved") == [] and v(g, "n_cards")[0] == 5
     assert g.legal == sorted(picks(r, "2S"))
     g.step(pick_id(r, "2S"))
-    assert g.moved == sorted(_card(r, "3C") + _card(r, "2S")) and g.picked == [] and g.poker_claim == 0
-    assert (g.top_claim, g.top_size, g.top_owner, g.top_wild, g.first_lead) == (claim_id(r, "pair of threes"), 2,
-                                                                               0, True, False)
-    assert g.top_rank == int(claim_table(r).first_rank[g.top_claim]) and g.n_cards[0] == 3
+    assert v(g, "moved") == sorted(_card(r, "3C") + _card(r, "2S")) and v(g, "picked") == []
+    assert v(g, "poker_claim") == 0
+    assert (v(g, "top_claim"), v(g, "top_size"), v(g, "top_owner"), v(g, "top_wild"), v(g, "first_lead")) == \
+        (claim_id(r, "pair of threes"), 2, 0, True, False)
+    assert v(g, "top_rank") == int(claim_table(r).first_rank[v(g, "top_claim")]) and v(g, "n_cards")[0] == 3
     assert g.current == 1 and 0 in g.legal
     state = g.to_state()
-    assert int(state.top_claim[0]) == g.top_claim and state.top_cards[0].sum() == 2
+    assert int(state.top_claim[0]) == v(g, "top_claim") and state.top_cards[0].sum() == 2
 
 
 def _card(rules: Rules, name: str, copy: int = 0) -> list[int]:
@@ -264,26 +217,27 @@ def test_two_decks_a_pick_takes_the_first_copy_held() -> None:
     assert g.current == 0
     g.step(claim_id(r, "pair of sevens"))
     g.step(pick_id(r, "7C"))
-    assert g.picked == _card(r, "7C", 0) and g.legal == [pick_id(r, "7C")]
+    assert v(g, "picked") == _card(r, "7C", 0) and g.legal == [pick_id(r, "7C")]
     g.step(pick_id(r, "7C"))
-    assert g.moved == _card(r, "7C", 0) + _card(r, "7C", 1)
+    assert v(g, "moved") == _card(r, "7C", 0) + _card(r, "7C", 1)
 
 
 def test_the_exchange_gives_back_by_pick() -> None:
     r = preset("rich_man_poor_man", players=4, hands_per_session=2)
     g = ScalarGame.new(r, seed=5, start_ranks=np.array([[0, 1, 2, 3]]))
     assert g.phase == EXCHANGE
-    held = sorted({pick_id(r, n) for n in _names(r, [c for cards in g.hands[g.current] for c in cards])})
-    assert g.legal == held
+    mine = sorted({pick_id(r, n) for n in _names(r, held(g))})
+    assert g.legal == mine
     a = g.legal[0]
     name = claim_table(r).pick_names[a - 1 - claim_table(r).X]
-    first = min(c for cards in g.hands[g.current] for c in cards if tables(r).card_names[c] == name)
+    first = min(c for c in held(g) if tables(r).card_names[c] == name)
     g.step(a)
-    assert g.moved == [first]
+    assert v(g, "moved") == [first]
 
 
-def test_the_engines_agree_on_a_two_deck_first_lead() -> None:
-    """The first-lead player holds only the second copy of the lowest card: every claim holds it."""
+def test_a_two_deck_first_lead_holds_either_copy() -> None:
+    """The first-lead player holds only the second copy of the lowest card: every claim holds it (the batch and
+    the game alone agree)."""
     r = Rules(combinations="poker", decks=2, rank_order="3 4 5 6 7", players=3, exchange=(), hands_per_session=1)
     st = game(r, ["3C 5H 6D", "3C 4C", "3D"], rest_to=2)   # player 0 is dealt the first 3C
     # give player 0 the second copy instead, player 1 the first
@@ -292,7 +246,7 @@ def test_the_engines_agree_on_a_two_deck_first_lead() -> None:
     st.current[0] = int(np.flatnonzero(st.hands[0, :, second])[0])
     st.leader[0] = st.current[0]
     st.first_lead[0] = True
-    E._refresh_legal(r, E._consts(r), st)
+    refresh_legal(r, st)
     g = ScalarGame.from_state(r, st)
     assert [claim_table(r).words[a] for a in g.legal] == ["single 3"]
     assert np.flatnonzero(st.legal[0]).tolist() == g.legal, [claim_table(r).words[a]

@@ -1,0 +1,49 @@
+"""``core.set_threads``: a batch shared out over numba's threads plays exactly the games of one core."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from president_env.core import init, preset, set_threads, step_inplace
+
+
+def _play(rules, threads: int, steps: int = 150) -> list[bytes]:
+    set_threads(threads)
+    try:
+        st = init(rules, 37, seed=5, start_ranks="random")      # 37: the threads' shares differ in size
+        rng = np.random.default_rng(9)
+        seen = []
+        for _ in range(steps):
+            pri = rng.random(st.legal.shape) * st.legal
+            step_inplace(rules, st, pri.argmax(axis=1))
+            seen.append(st.b8.tobytes() + st.b16.tobytes() + st.b32.tobytes())
+        return seen
+    finally:
+        set_threads(1)
+
+
+def test_two_threads_play_the_games_of_one_core():
+    rules = preset("president", hands_per_session=3)
+    assert _play(rules, 2) == _play(rules, 1)
+
+
+def test_an_illegal_action_under_threads_steps_no_game():
+    rules = preset("president")
+    set_threads(2)
+    try:
+        st = init(rules, 8, seed=1)
+        before = st.copy()
+        actions = st.legal.argmax(axis=1)
+        actions[5] = int(np.flatnonzero(~st.legal[5])[-1])
+        with pytest.raises(ValueError, match="game 5: illegal action"):
+            step_inplace(rules, st, actions)
+        assert st == before
+    finally:
+        set_threads(1)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 10**6, 1.5, True, "2"])
+def test_a_thread_count_out_of_range_is_refused(bad):
+    with pytest.raises(ValueError, match="threads must be an integer from 1 to"):
+        set_threads(bad)
