@@ -47,3 +47,24 @@ def test_an_illegal_action_under_threads_steps_no_game():
 def test_a_thread_count_out_of_range_is_refused(bad):
     with pytest.raises(ValueError, match="threads must be an integer from 1 to"):
         set_threads(bad)
+
+
+def test_a_slow_first_compilation_shows_a_progress_line(monkeypatch, capsys):
+    import numba
+
+    if numba.config.DISABLE_JIT:
+        pytest.skip("NUMBA_DISABLE_JIT=1: nothing is compiled")
+
+    from president_env.core.kernel import jit
+
+    @numba.njit
+    def add_one(x):
+        return x + 1
+
+    monkeypatch.setattr(jit, "SHOW_AFTER_S", 0.0)
+    jit.compile_for(add_one, (np.int64(1),), "a test kernel")
+    err = capsys.readouterr().err
+    assert "compiling the rules engine (a test kernel)" in err and "compiled (a test kernel) in" in err
+    assert add_one(np.int64(1)) == 2
+    jit.compile_for(add_one, (np.int64(1),), "a test kernel")     # compiled already: nothing to say
+    assert capsys.readouterr().err == ""

@@ -20,6 +20,7 @@ from .actions import describe_action
 from .kernel import fields as F
 from .kernel.consts import consts
 from .kernel.deal import SALT_DEALER, SALT_RANKS
+from .kernel.jit import compile_for
 from .kernel.step import LEGAL, START, STEP
 from .rules import Rules
 from .state import EXCHANGE, OVER, PLAY, State
@@ -57,10 +58,27 @@ def make_keys(batch_size: int, seed: int | np.random.Generator | None) -> np.nda
     return rng.integers(0, np.iinfo(np.int64).max, size=batch_size, dtype=np.int64).astype(np.uint64)
 
 
+_FAMILY = ("ranks", "card-level plays", "poker hands")
+
+
 def _run(rules: Rules, st: State, table: tuple, *args):
     """Call the family's entry point of ``table`` (kernel.step.STEP, START or LEGAL) on ``st``."""
     c = consts(rules)
     return table[c.family](st.b8, st.b16, st.b32, st.key_buf, c.opt, c.tab, *args)
+
+
+def _compile(rules: Rules, st: State, entry=None) -> None:
+    """Compile (or load from the cache) the family's deal and step, or ``entry``, with a progress line
+    (``refresh_legal``'s entry point compiles on its first use: few callers need it)."""
+    c = consts(rules)
+    base = (st.b8, st.b16, st.b32, st.key_buf, c.opt, c.tab)
+    step_args = (np.zeros(1, np.int64), np.ones(1, np.bool_))
+    what = _FAMILY[c.family]
+    if entry is not None:
+        compile_for(entry, base + step_args, what + ", threads")
+        return
+    compile_for(START[c.family], base + (False,), what + ", deal")
+    compile_for(STEP[c.family], base + step_args, what + ", step")
 
 
 # --------------------------------------------------------------------------- init
@@ -149,6 +167,8 @@ def init(
         if ((ex >= 0) & ~held).any():
             raise ValueError("exposed: every exposed card must be in the deal of the player whose pile showed it")
         st.exposed[:] = np.take_along_axis(ex, st.seat_player.astype(np.int64), axis=1)
+    if not STEP[c.family].__dict__.get("overloads", True):
+        _compile(rules, st)
     _run(rules, st, START, dealt)
     return st
 
@@ -237,6 +257,7 @@ def step_inplace(rules: Rules, st: State, actions: np.ndarray, where: np.ndarray
         from .kernel.step import STEP_PARALLEL
 
         entry = STEP_PARALLEL[c.family]
+        _compile(rules, st, entry)
     if entry(st.b8, st.b16, st.b32, st.key_buf, c.opt, c.tab, a, w) >= 0:
         check_actions(rules, st, actions, where)        # raises, naming the game and the legal actions
 

@@ -64,12 +64,21 @@ import numpy as np
 
 from .kernel.consts import consts
 from .kernel.fields import O_D_OBS as F_D_OBS
+from .kernel.jit import compile_for
 from .kernel.observe import observe_batch
 from .observation_layout import layout, size, slices
 from .rules import Rules
 from .state import State
 
 __all__ = ["layout", "observe", "size", "slices"]
+
+
+def compile_observe(rules: Rules, state: State, players: np.ndarray, out: np.ndarray) -> None:
+    """Compile the observation kernel (or load it from the cache) on its first use, with a progress line."""
+    if not observe_batch.__dict__.get("overloads", True):
+        c = consts(rules)
+        compile_for(observe_batch, (state.b8, state.b16, state.b32, state.key_buf, c.opt, c.tab, players, out),
+                    "observations")
 
 
 def observe(rules: Rules, state: State, player: int | np.ndarray) -> np.ndarray:
@@ -81,5 +90,6 @@ def observe(rules: Rules, state: State, player: int | np.ndarray) -> np.ndarray:
     if ((players < 0) | (players >= rules.players)).any():
         raise ValueError(f"player must be 0..{rules.players - 1}, got {player!r}")
     out = np.empty((B, int(c.opt[F_D_OBS])), dtype=np.float32)
+    compile_observe(rules, state, players, out)
     observe_batch(state.b8, state.b16, state.b32, state.key_buf, c.opt, c.tab, players, out)
     return out

@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
+import threading
+import time
 import warnings
 from pathlib import Path
 
@@ -63,6 +66,54 @@ def _drop_stale_cache() -> None:
         stamp.write_text(key + "\n")
     except OSError:
         pass
+
+
+SHOW_AFTER_S = 1.0     # a compilation (or cache load) that takes longer than this shows a progress line
+REPEAT_S = 15.0
+
+
+def compile_for(dispatcher, args: tuple, what: str) -> None:
+    """Compile ``dispatcher`` for the types of ``args`` (or load it from numba's cache) unless it already
+    has code, with a line on stderr when that takes more than a second, and every 15 s after, so that
+    the first use after install (about a minute per family of rules) is not taken for a hang."""
+    if config.DISABLE_JIT or dispatcher.overloads:
+        return
+    from numba import typeof
+
+    sig = tuple(typeof(a) for a in args)
+    try:   # numba's index of the cached code: if it exists the code is loaded, not compiled
+        cached = Path(dispatcher._cache._cache_file._index_path).exists()
+    except AttributeError:
+        cached = False
+    start = time.perf_counter()
+    done = threading.Event()
+    shown = []
+
+    def report() -> None:
+        if done.wait(SHOW_AFTER_S):
+            return
+        if cached:
+            print(f"president: loading the compiled rules engine ({what}) from numba's cache", file=sys.stderr,
+                  flush=True)
+        else:
+            print(f"president: compiling the rules engine ({what}): the first use after install takes about a "
+                  "minute; later runs load it from the cache", file=sys.stderr, flush=True)
+        shown.append(True)
+        while not done.wait(REPEAT_S):
+            print(f"president: still {'loading' if cached else 'compiling'} ({what}), "
+                  f"{time.perf_counter() - start:.0f} s",
+                  file=sys.stderr, flush=True)
+
+    watcher = threading.Thread(target=report, name="president-compile-progress", daemon=True)
+    watcher.start()
+    try:
+        dispatcher.compile(sig)
+    finally:
+        done.set()
+        watcher.join()
+    if shown:
+        print(f"president: {'loaded' if cached else 'compiled'} ({what}) in {time.perf_counter() - start:.0f} s",
+              file=sys.stderr, flush=True)
 
 
 if not config.DISABLE_JIT:
