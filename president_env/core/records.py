@@ -50,6 +50,7 @@ from .engine import current_player, init, step_inplace
 from .files import atomic_writer
 from .jsonio import MAX_LINE_BYTES, JSONInputError, LineTooLong, loads, read_lines
 from .rules import MAX_HANDS_PER_SESSION, Rules, RulesError
+from .scalar import ScalarGame
 from .state import EXCHANGE, OVER, PLAY, State
 
 FORMAT = "president-record/1"
@@ -477,8 +478,8 @@ class ReplayStep:
 
     index: int
     decision: dict[str, Any]
-    before: State
-    after: State
+    before: State | None
+    after: State | None
 
 
 def rules_of(record: dict[str, Any]) -> Rules:
@@ -582,35 +583,58 @@ def replay_steps(record: dict[str, Any]) -> Iterator[ReplayStep]:
     Raises :class:`ReplayError` naming the decision index and the difference on
     any mismatch (and :class:`RecordError` for a malformed record).
     """
+    return _replay(record, keep_states=True)
+
+
+def _replay(record: dict[str, Any], keep_states: bool) -> Iterator[ReplayStep]:
+    """:func:`replay_steps`; without ``keep_states`` the steps carry no states (``before`` and ``after``
+    None) but the last, whose ``after`` is the finished hand: :func:`replay` needs no more, and copies of
+    the state at every decision would cost more than the decision."""
     rules, st = start_state(record)
     stop = _stop_rules(rules)
     names = tables(rules).card_names
     decisions = record["decisions"]
+    game = ScalarGame(rules, st)            # the batch of one, stepped in place
     ended: State | None = None
     for i, d in enumerate(decisions):
         if ended is not None:
             raise ReplayError(f"decision {i}: the hand ended at decision {i - 1}, "
                               f"but the record has {len(decisions) - i} more decision(s)")
-        phase = "exchange" if st.phase[0] == EXCHANGE else "play"
+        phase = "exchange" if game.phase == EXCHANGE else "play"
         where = f"decision {i} ({phase})"
-        agent = int(current_player(st)[0])
+        agent = game.current_player
         if agent != d["agent"]:
             raise ReplayError(f"{where}: player {agent} is to act, the record says player {d['agent']}")
-        legal = np.flatnonzero(st.legal[0]).tolist()
+        legal = game.legal
         if legal != d["legal"]:
             raise ReplayError(f"{where}: legal action ids differ: {_diff(legal, d['legal'])}")
         a = d["action"]
         if a not in legal:
             raise ReplayError(f"{where}: action {a} is not legal; legal ids are {legal}")
-        before = st.copy()
-        moved, done, end_state = _step_recording(rules, stop, st, np.array([a]))
-        cards = [names[c] for c in np.flatnonzero(moved[0])]
+        before = st.copy() if keep_states else None
+        # Only a play with at most three players holding cards can end a hand (one goes out, and under
+        # president_must_win the President falls too): keep the game as it stood, to step it again below.
+        may_end = phase == "play" and int((st.n_cards[0] > 0).sum()) <= 3
+        kept = game.copy() if may_end else None
+        game.step(a)
+        moved = st.moved[0]
+        if game.hand_over:
+            if kept is None:
+                raise RuntimeError("a hand ended in a game that had more than three players holding cards")
+            # The same decision under rules that end the session with this hand gives the hand as it stood
+            # at its end (the engine has dealt the next hand in ``st``) and cross-checks the scoring.
+            at_end = ScalarGame(stop, kept.state)
+            at_end.step(a)
+            if at_end.last_finish != game.last_finish or at_end.hand_points != game.hand_points:
+                raise RuntimeError("the engine scored a hand differently when the session ended with it")
+            ended = at_end.state
+            moved = ended.moved[0]
+        cards = [names[c] for c in np.flatnonzero(moved)]
         if cards != d["cards"]:
             words = describe_action(rules, a, exchange=phase == "exchange")
             raise ReplayError(f"{where}: action {a} ({words}) moved {cards}, the record says {d['cards']}")
-        if done.size:
-            ended = end_state
-        yield ReplayStep(i, d, before, ended if ended is not None else st.copy())
+        after = ended if ended is not None else (st.copy() if keep_states else None)
+        yield ReplayStep(i, d, before, after)
     if ended is None:
         raise ReplayError(f"the record's {len(decisions)} decision(s) end before the hand does")
     order = np.argsort(ended.last_finish[0].astype(np.int64), kind="stable").tolist()
@@ -664,7 +688,7 @@ def replay(record: dict[str, Any]) -> State:
     Raises :class:`ReplayError` on any difference, naming the decision index.
     """
     last: ReplayStep | None = None
-    for last in replay_steps(record):  # noqa: B007 - the loop runs the checks
+    for last in _replay(record, keep_states=False):  # noqa: B007 - the loop runs the checks
         pass
     if last is None:
         raise ReplayError("the record has no decisions")
