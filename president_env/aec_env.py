@@ -356,13 +356,11 @@ class raw_env(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         g = self.game
         p = self._index[agent]
-        if g.phase != OVER and g.seat_player[g.current] == p:
-            mask = bytearray(self._n_actions)
-            for i in g.legal:
-                mask[i] = 1
+        if g.phase != OVER and g.current_player == p:
+            mask = g.state.legal[0].view(np.int8).copy()
         else:
-            mask = bytearray(self._zero_mask)
-        return {"observation": g.observe(p), "action_mask": np.frombuffer(mask, dtype=np.int8)}
+            mask = np.zeros(self._n_actions, dtype=np.int8)
+        return {"observation": g.observe(p), "action_mask": mask}
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -377,7 +375,7 @@ class raw_env(AECEnv):
                 raise IllegalActionError(
                     f"{agent}: action must be an integer action id 0..{self._n_actions - 1}, got {action!r}"
                 ) from None
-        if action not in g.legal:
+        if not (0 <= action < self._n_actions and g.state.legal[0, action]):
             self._illegal(agent, action)
         self._cumulative_rewards[agent] = 0.0
         g.step(action)
@@ -400,7 +398,7 @@ class raw_env(AECEnv):
             self.rewards = dict.fromkeys(self.agents, 0.0)  # nothing to accumulate
         if g.phase == OVER:
             self.terminations = dict.fromkeys(self.agents, True)
-        self.agent_selection = agents[g.seat_player[g.current]]
+        self.agent_selection = agents[g.current_player]
         if self.render_mode == "human":
             self.render()
 

@@ -137,7 +137,7 @@ class ScalarGame:
     @property
     def legal(self) -> list[int]:
         """The sorted legal action ids."""
-        return np.flatnonzero(self.state.legal[0]).tolist()
+        return self.state.legal[0].nonzero()[0].tolist()
 
     def legal_mask(self) -> np.ndarray:
         """(A,) bool legal-action mask (a new array)."""

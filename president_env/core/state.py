@@ -216,7 +216,7 @@ class State:
     ==============  ==========  ======  =====================================================
     """
 
-    __slots__ = ("b8", "b16", "b32", "key_buf", "layout", "_views")
+    __slots__ = ("b8", "b16", "b32", "key_buf", "layout", "__dict__")   # __dict__: the field views, made once
 
     def __init__(self, layout: Layout, b8: np.ndarray, b16: np.ndarray, b32: np.ndarray, key: np.ndarray) -> None:
         B = key.shape[0]
@@ -225,7 +225,6 @@ class State:
                              f"{key.shape}")
         self.layout = layout
         self.b8, self.b16, self.b32, self.key_buf = b8, b16, b32, key
-        self._views: dict[str, np.ndarray] = {}
 
     # ------------------------------------------------------------------ building
     @classmethod
@@ -260,12 +259,9 @@ class State:
         return v.view(np.bool_) if is_bool else v
 
     def __getattr__(self, name: str) -> np.ndarray:
-        if name.startswith("_") or name not in _FIELD_SET:
+        if name not in _FIELD_SET:
             raise AttributeError(f"State has no field {name!r}")
-        views = object.__getattribute__(self, "_views")
-        v = views.get(name)
-        if v is None:
-            v = views[name] = self._view(name)
+        v = self.__dict__[name] = self._view(name)     # found there from now on, without this call
         return v
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -304,6 +300,10 @@ class State:
         if any(s.layout != lay for s in states):
             raise ValueError("State.concat: states of different rules")
         return State(lay, *(np.concatenate([s.buffers()[i] for s in states]) for i in range(4)))
+
+    def __reduce__(self):
+        """Pickled and copied as its buffers (the field views are remade, over the new buffers)."""
+        return (State, (self.layout, self.b8, self.b16, self.b32, self.key_buf))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, State):
