@@ -274,3 +274,15 @@ def test_the_ppo_example_trains_and_prints_its_table():
     assert len(losses) == 2 and np.isfinite(losses).all()
     assert "points/hand" in out.stdout and "0:ppo_vector_env" in out.stdout and "1:heuristic" in out.stdout
     assert "4 deals x 4 seatings" in out.stdout
+
+
+# --------------------------------------------------------------------------- the docs
+def test_the_documented_example_runs():
+    """docs/api.md's Gymnasium vector env example, run as written."""
+    api = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    section = api[api.index("**Gymnasium vector env**"):]
+    code = re.search(r"```python\n(.*?)```", section, flags=re.S).group(1)
+    scope: dict = {}
+    exec(compile(code, "docs/api.md", "exec"), scope)   # the project's own docs
+    assert scope["ended"] >= 8 and scope["obs"].shape == (8, scope["envs"].single_observation_space.shape[0])
+    assert scope["envs"].metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP
