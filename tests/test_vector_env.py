@@ -263,6 +263,33 @@ def test_an_opponents_illegal_action_is_named():
         run(env, 0, steps=20)
 
 
+def test_an_opponent_pool_draws_the_opponents_of_every_new_game():
+    """As in the SB3 VecEnv: the pool is asked for each game's opponents when it starts, autoresets included."""
+    from training.opponent_pool import OpponentPool
+
+    class CountingPool(OpponentPool):
+        asked: list[int] = []
+
+        def sample(self, n, rng):
+            self.asked.append(n)
+            return super().sample(n, rng)
+
+    env = make_vec("president", 4, episode="hand")
+    pool = CountingPool(env.rules, {"greedy": 1.0, "random": 1.0})
+    env = make_vec("president", 4, episode="hand", opponents=pool)
+    ended = sum(int(t.sum()) for t in run(env, 0, steps=60)[3::3])
+    assert pool.asked[0] == 4 and sum(pool.asked[1:]) >= ended - 4 > 0
+
+
+def test_render_shows_every_sub_env_from_its_learners_side():
+    env = make_vec("president", 2, render_mode="ansi")
+    env.reset(seed=0)
+    texts = env.render()
+    assert len(texts) == 2 and all(isinstance(t, str) and t for t in texts) and texts[0] != texts[1]
+    with pytest.raises(ValueError, match="render_mode"):
+        make_vec("president", 2, render_mode="human")
+
+
 # --------------------------------------------------------------------------- the example
 def test_the_ppo_example_trains_and_prints_its_table():
     out = subprocess.run(
