@@ -221,6 +221,7 @@ def test_seeding_per_sub_env_is_reproducible():
         env.reset(seed=[1, -2, 3, 4])
     with pytest.raises(TypeError, match="seed must be"):
         env.reset(seed="0")
+    assert np.array_equal(env.reset(seed=np.int64(7))[0], a[0])
 
 
 # --------------------------------------------------------------------------- bad input
@@ -252,6 +253,8 @@ def test_bad_actions_name_the_sub_env_and_the_action():
         make_vec("president", 2).step(np.zeros(2, dtype=np.int64))
     with pytest.raises(ValueError, match="num_envs"):
         make_vec("president", 0)
+    with pytest.raises(ValueError, match="learner must be"):
+        make_vec("president", 2, learner=4)
 
 
 def test_an_opponents_illegal_action_is_named():

@@ -207,7 +207,7 @@ class PresidentVectorEnv(gymnasium.vector.VectorEnv):
         if options:
             raise ValueError(f"PresidentVectorEnv.reset takes no options, got {sorted(options)}")
         seeds = self._seeds(seed)
-        super().reset(seed=seed if isinstance(seed, (int, np.integer)) else None)
+        super().reset(seed=seeds[0] if isinstance(seed, (int, np.integer)) else None)   # np_random: the int seed
         for i, s in enumerate(seeds):
             if s is not None or self._key_rngs[i] is None:
                 self._key_rngs[i] = np.random.default_rng(s)
