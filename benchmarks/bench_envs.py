@@ -7,9 +7,14 @@
 * ``vecenv_1024``: learner steps per second of ``training.vec_env.PresidentVecEnv`` with
   B = 1024 games, random opponents played inside ``step``;
 * ``dummyvecenv_1024``: learner steps per second of SB3's ``DummyVecEnv`` over 1024
-  ``training.gym_env.PresidentGymEnv`` (bar: ``vecenv_1024`` at least 20 times this).
+  ``training.gym_env.PresidentGymEnv`` (bar: ``vecenv_1024`` at least 20 times this);
+* ``gymvector_1024``: learner decisions per second of ``training.vector_env.PresidentVectorEnv``
+  (the Gymnasium vector env over the same machinery as ``vecenv_1024``) with 1024 games; the
+  autoreset steps (next-step autoreset: a step that only starts a new game) are not counted
+  (bar: at least 0.8 times ``vecenv_1024``). The two are timed in alternating slices
+  (``--seconds`` each in all), so that the ratio compares them under the same load.
 
-    python benchmarks/bench_envs.py            # a table with the two ratios
+    python benchmarks/bench_envs.py            # a table with the three ratios
     python benchmarks/bench_envs.py --json     # [{"name", "steps_per_s"}, ...]
 
 ``connect_four_v3`` imports pygame (for its renderer only); without pygame installed a
@@ -77,7 +82,8 @@ def bench_connect_four(seconds: float) -> float:
     return aec_loop(connect_four_v3.env(), seconds)
 
 
-def _vec_loop(venv, masks, seconds: float, seed: int = 0) -> float:
+def _vec_stepper(venv, masks, seed: int = 0):
+    """``run_once() -> steps``: one SB3 VecEnv step of random legal actions."""
     rng = np.random.default_rng(seed)
     venv.seed(seed)
     venv.reset()
@@ -88,14 +94,48 @@ def _vec_loop(venv, masks, seconds: float, seed: int = 0) -> float:
         venv.step(np.argmax(m * rng.random(m.shape, dtype=np.float32), axis=1))
         return B
 
-    return _timed(run_once, seconds)
+    return run_once
 
 
-def bench_vecenv(num_envs: int, seconds: float) -> float:
+def _vec_loop(venv, masks, seconds: float, seed: int = 0) -> float:
+    return _timed(_vec_stepper(venv, masks, seed), seconds)
+
+
+def _gym_vector_stepper(envs, seed: int = 0):
+    """``run_once() -> decisions``: one Gymnasium vector env step; an autoreset step is no decision."""
+    rng = np.random.default_rng(seed)
+    _, infos = envs.reset(seed=seed)
+    last = {"infos": infos, "done": np.zeros(envs.num_envs, dtype=bool)}
+
+    def run_once() -> int:
+        m = last["infos"]["action_mask"]
+        _, _, terminated, truncated, last["infos"] = envs.step(np.argmax(m * rng.random(m.shape, dtype=np.float32),
+                                                                         axis=1))
+        decisions = envs.num_envs - int(last["done"].sum())
+        last["done"] = terminated | truncated
+        return decisions
+
+    return run_once
+
+
+def bench_vec_pair(num_envs: int, seconds: float, rounds: int = 4) -> tuple[float, float]:
+    """Steps per second of the SB3 VecEnv and of the Gymnasium vector env (both ``president``, random
+    opponents), timed in alternating slices so that a change of the machine's load hits both alike."""
     from training.vec_env import PresidentVecEnv
+    from training.vector_env import make_vec
 
     venv = PresidentVecEnv(num_envs, "president")
-    return _vec_loop(venv, venv.action_masks, seconds)
+    steppers = [_vec_stepper(venv, venv.action_masks), _gym_vector_stepper(make_vec("president", num_envs))]
+    steps, spent = [0, 0], [0.0, 0.0]
+    for run_once in steppers:
+        run_once()  # warm up
+    for _ in range(rounds):
+        for k, run_once in enumerate(steppers):
+            start = time.perf_counter()
+            while (elapsed := time.perf_counter() - start) < seconds / rounds:
+                steps[k] += run_once()
+            spent[k] += elapsed
+    return steps[0] / spent[0], steps[1] / spent[1]
 
 
 def bench_dummyvecenv(num_envs: int, seconds: float) -> float:
@@ -124,8 +164,12 @@ def main(argv: list[str] | None = None) -> list[dict]:
     rows = [
         {"name": "aec", "steps_per_s": bench_aec(args.seconds)},
         {"name": "connect_four_v3", "steps_per_s": bench_connect_four(args.seconds)},
-        {"name": f"vecenv_{B}", "steps_per_s": bench_vecenv(B, args.seconds)},
+    ]
+    vec, gym_vector = bench_vec_pair(B, args.seconds)
+    rows += [
+        {"name": f"vecenv_{B}", "steps_per_s": vec},
         {"name": f"dummyvecenv_{B}", "steps_per_s": bench_dummyvecenv(B, max(args.seconds, 3.0))},
+        {"name": f"gymvector_{B}", "steps_per_s": gym_vector},
     ]
     if args.json:
         print(json.dumps(rows))
@@ -143,6 +187,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     console.print(table)
     console.print(f"aec / connect_four_v3 = {by['aec'] / by['connect_four_v3']:.2f} (bar: >= 1)")
     console.print(f"vecenv_{B} / dummyvecenv_{B} = {by[f'vecenv_{B}'] / by[f'dummyvecenv_{B}']:.1f} (bar: >= 20)")
+    console.print(f"gymvector_{B} / vecenv_{B} = {by[f'gymvector_{B}'] / by[f'vecenv_{B}']:.2f} (bar: >= 0.8)")
     return rows
 
 

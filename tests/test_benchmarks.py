@@ -53,3 +53,10 @@ def test_bench_rllib_reports_sb3_and_one_row_per_runner_count(capsys, monkeypatc
     assert [r["path"] for r in rows] == ["sb3", "rllib_0", "rllib_1"]
     assert all(r["decisions"] > 0 and r["decisions_per_s"] > 0 for r in rows)
     assert rows[2]["sample_s"] > 0 and rows[2]["learn_s"] > 0
+
+
+def test_bench_envs_times_the_gymnasium_vector_env_beside_the_vecenv() -> None:
+    pytest.importorskip("sb3_contrib")
+    bench = _load("bench_envs")
+    vec, gym_vector = bench.bench_vec_pair(8, 0.2, rounds=2)
+    assert vec > 0 and gym_vector > 0
