@@ -2,8 +2,8 @@
 
 * ``aec``: decisions per second of ``president_env.env()`` (the wrapped AEC env, default
   ``president`` preset, 4 players), through ``last()`` and ``step()`` as a user drives it;
-* ``connect_four_v3``: the same loop over PettingZoo's own classic env, in the same run,
-  as the reference (bar: ``aec`` at least as fast per decision);
+* ``connect_four_v3``: the same loop over PettingZoo's own classic env, timed in slices
+  alternating with ``aec``, as the reference (bar: ``aec`` at least as fast per decision);
 * ``vecenv_1024``: learner steps per second of ``training.vec_env.PresidentVecEnv`` with
   B = 1024 games, random opponents played inside ``step``;
 * ``dummyvecenv_1024``: learner steps per second of SB3's ``DummyVecEnv`` over 1024
@@ -46,8 +46,9 @@ def _timed(run_once, seconds: float) -> float:
     return steps / elapsed
 
 
-def aec_loop(env, seconds: float, seed: int = 0) -> float:
-    """Decisions per second driving an AEC env with random legal actions (resets included, dead steps not counted)."""
+def _aec_stepper(env, seed: int = 0):
+    """``run_once() -> decisions``: 200 random legal decisions of an AEC env (resets included, dead steps
+    not counted)."""
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
 
@@ -63,23 +64,47 @@ def aec_loop(env, seconds: float, seed: int = 0) -> float:
             done += 1
         return done
 
-    return _timed(run_once, seconds)
+    return run_once
 
 
-def bench_aec(seconds: float) -> float:
-    import president_env
+def aec_loop(env, seconds: float, seed: int = 0) -> float:
+    """Decisions per second driving an AEC env with random legal actions."""
+    return _timed(_aec_stepper(env, seed), seconds)
 
-    return aec_loop(president_env.env("president"), seconds)
 
-
-def bench_connect_four(seconds: float) -> float:
+def _connect_four_env():
     try:
         import pygame  # noqa: F401
     except ImportError:
         sys.modules["pygame"] = types.ModuleType("pygame")  # only its renderer needs pygame
     from pettingzoo.classic import connect_four_v3
 
-    return aec_loop(connect_four_v3.env(), seconds)
+    return connect_four_v3.env()
+
+
+def _alternating(steppers: list, seconds: float, rounds: int) -> list[float]:
+    """Steps per second of each ``run_once``, timed in alternating slices so that a change of the machine's
+    load hits all alike."""
+    steps, spent = [0] * len(steppers), [0.0] * len(steppers)
+    for run_once in steppers:
+        run_once()  # warm up
+    for _ in range(rounds):
+        for k, run_once in enumerate(steppers):
+            start = time.perf_counter()
+            while (elapsed := time.perf_counter() - start) < seconds / rounds:
+                steps[k] += run_once()
+            spent[k] += elapsed
+    return [n / t for n, t in zip(steps, spent, strict=True)]
+
+
+def bench_aec_pair(seconds: float, rounds: int = 6) -> tuple[float, float]:
+    """Decisions per second of ``president_env.env()`` and of PettingZoo's ``connect_four_v3``, in
+    alternating slices."""
+    import president_env
+
+    aec, c4 = _alternating([_aec_stepper(president_env.env("president")), _aec_stepper(_connect_four_env())],
+                           seconds, rounds)
+    return aec, c4
 
 
 def _vec_stepper(venv, masks, seed: int = 0):
@@ -125,17 +150,9 @@ def bench_vec_pair(num_envs: int, seconds: float, rounds: int = 4) -> tuple[floa
     from training.vector_env import make_vec
 
     venv = PresidentVecEnv(num_envs, "president")
-    steppers = [_vec_stepper(venv, venv.action_masks), _gym_vector_stepper(make_vec("president", num_envs))]
-    steps, spent = [0, 0], [0.0, 0.0]
-    for run_once in steppers:
-        run_once()  # warm up
-    for _ in range(rounds):
-        for k, run_once in enumerate(steppers):
-            start = time.perf_counter()
-            while (elapsed := time.perf_counter() - start) < seconds / rounds:
-                steps[k] += run_once()
-            spent[k] += elapsed
-    return steps[0] / spent[0], steps[1] / spent[1]
+    vec, gym_vector = _alternating([_vec_stepper(venv, venv.action_masks),
+                                    _gym_vector_stepper(make_vec("president", num_envs))], seconds, rounds)
+    return vec, gym_vector
 
 
 def bench_dummyvecenv(num_envs: int, seconds: float) -> float:
@@ -161,10 +178,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
     except ImportError:
         pass
     B = args.num_envs
-    rows = [
-        {"name": "aec", "steps_per_s": bench_aec(args.seconds)},
-        {"name": "connect_four_v3", "steps_per_s": bench_connect_four(args.seconds)},
-    ]
+    aec, c4 = bench_aec_pair(args.seconds)
+    rows = [{"name": "aec", "steps_per_s": aec}, {"name": "connect_four_v3", "steps_per_s": c4}]
     vec, gym_vector = bench_vec_pair(B, args.seconds)
     rows += [
         {"name": f"vecenv_{B}", "steps_per_s": vec},
