@@ -6,7 +6,8 @@ Importing this module registers the game with ``pyspiel.register_game``::
     import president_env.openspiel
     game = pyspiel.load_game("president(preset=daifugo)")
 
-Game parameters: ``preset`` (a preset name), ``episode`` (``"hand"``: one hand, the default, or
+Game parameters: ``preset`` (a preset name, or a small variant of
+:mod:`president_env.small_variants`: ``micro``, ``tiny``, ...), ``episode`` (``"hand"``: one hand, the default, or
 ``"session"``: hands until the session ends), ``max_hands`` (the session's cap when the rules set no
 ``hands_per_session``: OpenSpiel's games are finite) and one parameter per rule option
 (``players=5``, ``pass_rule=locks_out``): an int option or a bool option (``0`` / ``1``) is an int
@@ -52,9 +53,10 @@ from president_env.core import observation as O
 from president_env.core.actions import describe_action, n_actions
 from president_env.core.cards import tables
 from president_env.core.resample import resample_game
-from president_env.core.rules import PRESET_TABLE, Rules, RulesError, preset
+from president_env.core.rules import PRESET_TABLE, Rules, RulesError
 from president_env.core.scalar import ScalarGame
 from president_env.core.state import EXCHANGE
+from president_env.small_variants import SMALL_VARIANT_TABLE, variant_rules
 
 __all__ = [
     "SHORT_NAME", "EPISODES", "DEFAULT_MAX_HANDS", "PresidentGame", "PresidentState", "PresidentObserver",
@@ -116,14 +118,14 @@ def rules_from_params(params: dict[str, Any]) -> tuple[Rules, str, int]:
     if not 1 <= max_hands <= 1_000_000:
         raise RulesError(f"game parameter max_hands={max_hands}: must be 1..1,000,000")
     overrides = {o: _option_value(o, p[o]) for o in _OPTIONS if p[o] != _PARAMS[o]}
-    rules = preset(str(p["preset"]), **overrides)
+    rules = variant_rules(str(p["preset"]), **overrides)
     return rules, episode, max_hands
 
 
 def params_for_rules(rules: Rules, episode: str = "hand", max_hands: int = DEFAULT_MAX_HANDS) -> dict[str, Any]:
     """Game parameters that describe ``rules`` (its preset, and the options that differ from it)."""
-    base_name = rules.name if rules.name in PRESET_TABLE else "president"
-    base = preset(base_name).to_dict()
+    base_name = rules.name if rules.name in PRESET_TABLE or rules.name in SMALL_VARIANT_TABLE else "president"
+    base = variant_rules(base_name).to_dict()
     mine = rules.to_dict()
     params: dict[str, Any] = {"preset": base_name, "episode": episode, "max_hands": max_hands}
     for o in _OPTIONS:
@@ -214,6 +216,7 @@ class PresidentGame(pyspiel.Game):
         self._t = tables(rules)
         self._slices = O.slices(rules)
         self._layout = O.layout(rules)
+        self._texts: dict[bytes, str] = {}
 
     @classmethod
     def from_rules(cls, rules: Rules, episode: str = "hand", max_hands: int = DEFAULT_MAX_HANDS) -> PresidentGame:
@@ -241,13 +244,21 @@ class PresidentGame(pyspiel.Game):
         return row
 
     def row_string(self, row: np.ndarray) -> str:
-        """One observation as text: its nonzero pieces, ``name=v,v,...``."""
-        parts = []
-        for name, off, length, _ in self._layout:
-            piece = row[off:off + length]
-            if piece.any():
-                parts.append(name + "=" + ",".join(f"{v:g}" for v in piece.tolist()))
-        return " ".join(parts) if parts else "-"
+        """One observation as text: its nonzero pieces, ``name=v,v,...`` (cached: rows repeat across a tree)."""
+        key = row.tobytes()
+        text = self._texts.get(key)
+        if text is None:
+            parts = []
+            nz = set(np.flatnonzero(row).tolist())
+            values = row.tolist()
+            for name, off, length, _ in self._layout:
+                if any(i in nz for i in range(off, off + length)):
+                    parts.append(name + "=" + ",".join(f"{v:g}" for v in values[off:off + length]))
+            text = " ".join(parts) if parts else "-"
+            if len(self._texts) > 500_000:
+                self._texts.clear()
+            self._texts[key] = text
+        return text
 
 
 @dataclass
@@ -288,7 +299,6 @@ class _Play:
         self.sg: ScalarGame | None = None
         self.deal: _Deal | None = None
         self.rows: list[tuple[np.ndarray, ...]] = []     # per player: observations so far
-        self.texts: list[tuple[str, ...]] = []
         self.rewards: list[float] = []
         self.returns: list[float] = []
 
@@ -297,7 +307,6 @@ class _Play:
         new.sg = self.sg.copy() if self.sg is not None else None
         new.deal = copy.deepcopy(self.deal)
         new.rows = list(self.rows)      # tuples of arrays that are never written: shared
-        new.texts = list(self.texts)
         new.rewards = list(self.rewards)
         new.returns = list(self.returns)
         return new
@@ -331,7 +340,6 @@ class PresidentState(pyspiel.State):
                              hand_no=0, points=[0] * P)
         first = game.deal_state_row([])
         self._p.rows = [(first,) for _ in range(P)]
-        self._p.texts = [(game.row_string(first),) for _ in range(P)]
         self._p.rewards = [0.0] * P
         self._p.returns = [0.0] * P
 
@@ -417,9 +425,7 @@ class PresidentState(pyspiel.State):
 
     def _append_rows(self, rows: list[np.ndarray]) -> None:
         p = self._p
-        game = self._sh.game
         p.rows = [old + (r,) for old, r in zip(p.rows, rows, strict=True)]
-        p.texts = [old + (game.row_string(r),) for old, r in zip(p.texts, rows, strict=True)]
 
     def _apply_chance(self, outcome: int) -> None:
         p = self._p
@@ -589,10 +595,11 @@ class PresidentObserver:
 
     def string_from(self, state: PresidentState, player: int) -> str:
         """``player``'s view of ``state`` as text."""
-        texts = state._p.texts[player]
+        rows = state._p.rows[player]
+        text = state.game_object.row_string
         if self.perfect_recall:
-            return f"p{player}\n" + "\n".join(texts)
-        return f"p{player} {texts[-1]}"
+            return f"p{player}\n" + "\n".join(text(r) for r in rows)
+        return f"p{player} {text(rows[-1])}"
 
 
 pyspiel.register_game(_GAME_TYPE, PresidentGame)

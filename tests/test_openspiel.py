@@ -275,3 +275,100 @@ def test_missing_extra_names_the_install_command():
             "try:\n    import president_env.openspiel\nexcept ImportError as e:\n    print(e)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert 'pip install -e ".[openspiel]"' in out
+
+
+def _brute_force_nash_conv_of_uniform(game) -> float:
+    """NashConv of the uniform random profile, by enumerating the tree here (not OpenSpiel's best response).
+
+    A single hand of a small variant has no exchange, so every decision is public: a player's information
+    set is (its dealt cards, the dealer, every decision since the deal)."""
+    P = game.num_players()
+    infos: dict[tuple, list] = {}          # information set -> [(history, reach of chance and the others)]
+    info_of: dict[tuple, tuple] = {}       # history -> its information set
+    states: dict[tuple, object] = {}
+
+    def walk(s, reach, dealt, n_chance):
+        h = tuple(s.history())
+        states[h] = s
+        if s.is_terminal():
+            return
+        if s.is_chance_node():
+            for o, q in s.chance_outcomes():
+                walk(s.child(o), reach * q, None, n_chance + 1)
+            return
+        if dealt is None:   # the deal has just ended: each player's cards, by player
+            st = s.scalar_game.to_state()
+            dealt = {int(q): tuple(np.flatnonzero(st.hands[0, seat])) for seat, q in enumerate(st.seat_player[0])}
+        p = s.current_player()
+        info = (p, dealt[p], h[0], h[n_chance:])
+        info_of[h] = info
+        infos.setdefault(info, []).append((h, reach))
+        legal = s.legal_actions()
+        for a in legal:
+            walk(s.child(a), reach / len(legal), dealt, n_chance)
+
+    walk(game.new_initial_state(), 1.0, None, 0)
+    best: dict[tuple, int] = {}
+    memo: dict[tuple, float] = {}
+
+    def value(h, p, br):
+        k = (h, p, br)
+        if k in memo:
+            return memo[k]
+        s = states[h]
+        if s.is_terminal():
+            v = s.returns()[p]
+        elif s.is_chance_node():
+            v = sum(q * value(h + (o,), p, br) for o, q in s.chance_outcomes())
+        elif br and s.current_player() == p:
+            v = value(h + (best_action(info_of[h], p),), p, br)
+        else:
+            legal = s.legal_actions()
+            v = sum(value(h + (a,), p, br) for a in legal) / len(legal)
+        memo[k] = v
+        return v
+
+    def best_action(info, p):
+        if info not in best:
+            members = infos[info]
+            # the others' reach includes p's own uniform choices above: a common factor within the set (perfect
+            # recall), so it does not change which action is best
+            legal = states[members[0][0]].legal_actions()
+            totals = {a: sum(r * value(h + (a,), p, True) for h, r in members) for a in legal}
+            best[info] = max(totals, key=totals.get)
+        return best[info]
+
+    return sum(value((), p, True) - value((), p, False) for p in range(P))
+
+
+@needs_openspiel
+def test_nash_conv_of_uniform_random_matches_a_brute_force_walk():
+    from agents.exploitability import nash_conv_of_agents
+    from agents.random_agent import RandomAgent
+    from president_env.small_variants import small_variant
+
+    rules = small_variant("micro")
+    res = nash_conv_of_agents(rules, [RandomAgent(rules) for _ in range(rules.players)])
+    expected = _brute_force_nash_conv_of_uniform(pos.PresidentGame.from_rules(rules))
+    assert res.nash_conv > 0.1
+    assert abs(res.nash_conv - expected) < 1e-9
+    assert abs(sum(res.gains) - res.nash_conv) < 1e-9
+
+
+@needs_openspiel
+def test_exploitability_command_prints_the_profiles_nash_conv(capsys):
+    from agents.exploitability import nash_conv_of_agents
+    from agents.greedy import GreedyAgent
+    from president_cli.main import main
+    from president_env.small_variants import small_variant
+
+    assert main(["exploitability", "--preset", "micro", "--agents", "greedy"]) == 0
+    out = capsys.readouterr().out
+    rules = small_variant("micro")
+    res = nash_conv_of_agents(rules, [GreedyAgent(rules) for _ in range(3)])
+    row = next(line for line in out.splitlines() if "greedy" in line)
+    assert f"{res.nash_conv:.3f}" in row
+    with pytest.raises(SystemExit) as exc:
+        main(["exploitability", "--preset", "nope", "--agents", "greedy"])
+    assert exc.value.code == 2
+    assert "small variants are: micro" in capsys.readouterr().err
