@@ -217,6 +217,7 @@ class PresidentGame(pyspiel.Game):
         self._slices = O.slices(rules)
         self._layout = O.layout(rules)
         self._texts: dict[bytes, str] = {}
+        self._first_sizes: dict[int, list[int]] = {}
 
     @classmethod
     def from_rules(cls, rules: Rules, episode: str = "hand", max_hands: int = DEFAULT_MAX_HANDS) -> PresidentGame:
@@ -313,9 +314,12 @@ class _Play:
 
 
 def _first_sizes(game: PresidentGame, dealer: int) -> list[int]:
-    """Cards dealt to each player in a session's first hand when ``dealer`` deals."""
-    st = E.init(game.play_rules, 1, keys=np.zeros(1, np.uint64), dealer=dealer)
-    return _dealt_sizes_by_player(st)
+    """Cards dealt to each player in a session's first hand when ``dealer`` deals (cached per game)."""
+    sizes = game._first_sizes.get(dealer)
+    if sizes is None:
+        st = E.init(game.play_rules, 1, keys=np.zeros(1, np.uint64), dealer=dealer)
+        sizes = game._first_sizes[dealer] = _dealt_sizes_by_player(st)
+    return list(sizes)
 
 
 def _dealt_sizes_by_player(st: Any) -> list[int]:

@@ -53,3 +53,14 @@ def test_bench_rllib_reports_sb3_and_one_row_per_runner_count(capsys, monkeypatc
     assert [r["path"] for r in rows] == ["sb3", "rllib_0", "rllib_1"]
     assert all(r["decisions"] > 0 and r["decisions_per_s"] > 0 for r in rows)
     assert rows[2]["sample_s"] > 0 and rows[2]["learn_s"] > 0
+
+
+def test_bench_openspiel_reports_president_beside_openspiels_python_games(capsys, monkeypatch) -> None:
+    pytest.importorskip("pyspiel", reason='OpenSpiel is not installed: pip install -e ".[openspiel]"')
+    bench = _load("bench_openspiel")
+    monkeypatch.setattr(bench, "one_core", lambda: None)
+    rows = bench.main(["--games", "python_kuhn_poker,president(preset=micro,pass_rule=locks_out)", "--seconds", "0.05",
+                       "--json"])
+    assert [r["game"] for r in rows] == ["python_kuhn_poker", "president(preset=micro,pass_rule=locks_out)"]
+    assert rows[0]["ratio"] == 1.0 and all(r["states_per_s"] > 0 for r in rows)
+    assert '"states_per_s"' in capsys.readouterr().out
