@@ -372,3 +372,17 @@ def test_exploitability_command_prints_the_profiles_nash_conv(capsys):
         main(["exploitability", "--preset", "nope", "--agents", "greedy"])
     assert exc.value.code == 2
     assert "small variants are: micro" in capsys.readouterr().err
+
+
+def test_small_variants_are_rules_and_unknown_names_list_both_kinds():
+    from president_env.core import RulesError
+    from president_env.small_variants import SMALL_VARIANTS, small_variant, variant_rules
+
+    for name in SMALL_VARIANTS:
+        r = small_variant(name)
+        assert r.players == 3 and r.n_cards in (6, 8) and r.name == name
+        assert variant_rules(name) == r
+    assert variant_rules("daifugo") == preset("daifugo")
+    assert small_variant("tiny_locks").pass_rule == "locks_out" and small_variant("tiny").pass_rule == "may_replay"
+    with pytest.raises(RulesError, match="small variants are: micro"):
+        variant_rules("nope")
