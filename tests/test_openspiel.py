@@ -63,6 +63,7 @@ def test_load_game_and_parameters():
     rules = game.rules
     assert rules == preset("daifugo", players=5, pass_rule="locks_out", reseat=False)
     assert game.num_players() == 5 and game.num_distinct_actions() == 57
+    assert pyspiel.load_game("president(preset=double_deck,players=12)").num_players() == 12   # the most rules allow
     # any Rules: its parameters name the preset and what differs, and load back to the same rules
     custom = preset("asshole", rank_order="9 T J Q K A", trump_ranks={"A"}, exchange=(1,), target_points=None,
                     hands_per_session=4)
