@@ -11,7 +11,7 @@ only (with two cards a hand, locks and trumps change nothing there).
 
 ``micro``: four aces and two jokers (jokers high), two cards each: 8,262 decisions and 348
 information sets in a hand. ``tiny``: four kings and four aces, 3/3/2 cards: 256,140 decisions
-and 7,392 information sets.
+and 7,392 information sets (``tiny_revolution``, where equal ranks beat, has 2,042,628 and 50,052).
 
 Every name gives a :class:`Rules` through :func:`small_variant` (or :func:`variant_rules`, which also
 takes the rule book's presets); the OpenSpiel game takes them as ``president(preset=micro)``.
