@@ -428,11 +428,114 @@ for e, name in sorted(zip(res.entrants, names), key=lambda t: -t[0].points_per_h
     print(f"{name:14s} {e.points_per_hand:+.3f} [{lo:+.3f}, {hi:+.3f}]")'''),
 ]
 
+# --------------------------------------------------------------------------- 04
+NB04 = [
+    new_markdown_cell("""# 04 Exploitability on a small variant
+
+NashConv is the sum over players of what each would gain by switching to a best response while
+the others keep their policies: zero exactly at a Nash equilibrium, and a measure of a policy that
+does not depend on which opponents one picked. OpenSpiel computes it exactly by walking the whole
+game tree, so we use a small variant (`president_env.small_variants`): three players, a handful of
+cards, one hand.
+
+We follow NashConv against wall-clock time for
+
+* **MCCFR** (OpenSpiel's external-sampling Monte Carlo CFR, its average policy), run on the game
+  registered by `president_env.openspiel`;
+* **PPO**, the project's `president train` on the same variant (its checkpoints, each a
+  deterministic agent file);
+* the **heuristic** baseline (a fixed policy: one value).
+
+It needs the openspiel extra (`pip install -e ".[openspiel]"`). Set `PRESIDENT_NB_SMALL=1` for a
+quick run with tiny budgets (what the tests do)."""),
+    new_code_cell(BUDGET + """
+
+import tempfile
+import time
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+from open_spiel.python.algorithms import exploitability, external_sampling_mccfr
+
+from agents.agent_file import FileAgent
+from agents.exploitability import nash_conv_of_agents, single_hand_game
+from agents.heuristic import HeuristicAgent
+from president_env.small_variants import SMALL_VARIANT_TABLE, small_variant
+
+VARIANT = "micro_revolution"
+rules = small_variant(VARIANT)
+game = single_hand_game(rules)
+print(VARIANT, "-", SMALL_VARIANT_TABLE[VARIANT][0])
+MCCFR_SECONDS = 6 if SMALL else 90      # solver time (NashConv evaluations not counted)
+PPO_MINUTES = 0.4 if SMALL else 1.5      # the whole training run, warm start and final evaluation included
+EVALS = 3 if SMALL else 8                # NashConv evaluations along each curve"""),
+    new_markdown_cell("""## The fixed baseline
+
+The heuristic as a policy of the game (every player the same agent). Uniform random play's
+NashConv on this variant is 2.675 ([docs/openspiel.md](../docs/openspiel.md); its stochastic policy
+takes a minute or two to walk)."""),
+    new_code_cell("""baseline = {"random": 2.675}
+for name, agent in (("heuristic", HeuristicAgent),):
+    res = nash_conv_of_agents(rules, [agent(rules) for _ in range(rules.players)])
+    baseline[name] = res.nash_conv
+    gains = [round(g, 3) for g in res.gains]
+    print(f"{name:10s} NashConv {res.nash_conv:.3f}  gains {gains}  ({res.seconds:.0f} s)")"""),
+    new_markdown_cell("""## MCCFR
+
+External-sampling MCCFR: each iteration samples one deal and the others' actions and updates the
+regrets of one player's information sets; its average policy converges to an equilibrium in
+two-player zero-sum games (three players have no such guarantee, NashConv still says how far it is)."""),
+    new_code_cell("""solver = external_sampling_mccfr.ExternalSamplingSolver(game)
+mccfr_curve, spent, iterations = [], 0.0, 0
+for k in range(1, EVALS + 1):
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < MCCFR_SECONDS / EVALS:
+        solver.iteration()
+        iterations += 1
+    spent += time.perf_counter() - t0
+    nc = exploitability.nash_conv(game, solver.average_policy())
+    mccfr_curve.append((spent, nc))
+    print(f"MCCFR {spent:6.1f} s, {iterations:6d} iterations: NashConv {nc:.3f}")"""),
+    new_markdown_cell("""## PPO
+
+The project's training (`training.train.train`, as `president train --preset micro_revolution`), with a
+checkpoint (and its agent file) every few thousand learner decisions; the time of a checkpoint is
+when its file was written, from the start of the run."""),
+    new_code_cell("""from training.train import TrainArgs, train
+
+out = Path(tempfile.mkdtemp(prefix="president_nb04_"))
+t_start = time.time()
+result = train(TrainArgs(preset=VARIANT, minutes=PPO_MINUTES, out=str(out), force=True, seed=0,
+                         final_deals=50, checkpoint_every=1000 if SMALL else 4000, progress=False))
+files = sorted(out.glob("checkpoints/*.agent.safetensors"), key=lambda f: f.stat().st_mtime)
+files = files[:: max(1, len(files) // EVALS)][-EVALS:] + [Path(result.agent_path)]
+ppo_curve = []
+for f in files:
+    seconds = f.stat().st_mtime - t_start
+    res = nash_conv_of_agents(rules, [FileAgent(f, rules) for _ in range(rules.players)])
+    ppo_curve.append((seconds, res.nash_conv))
+    print(f"PPO {seconds:6.1f} s ({f.name}): NashConv {res.nash_conv:.3f}")"""),
+    new_code_cell("""fig, ax = plt.subplots(figsize=(7, 4))
+ax.plot(*zip(*mccfr_curve), "o-", label="MCCFR (external sampling), average policy")
+ax.plot(*zip(*ppo_curve), "s-", label="PPO (president train), checkpoints")
+ax.axhline(baseline["heuristic"], color="C2", ls="--", label="heuristic")
+ax.axhline(baseline["random"], color="grey", ls=":", label="uniform random")
+ax.set_xlabel("training time (s)")
+ax.set_ylabel("NashConv (points a hand)")
+ax.set_title(f"Exploitability on {VARIANT} (one hand, 3 players)")
+ax.legend()
+fig.tight_layout()
+if not SMALL:
+    fig.savefig(Path("..") / "docs" / "img" / "exploitability.png", dpi=110)
+plt.show()"""),
+]
+
 
 NOTEBOOKS = {
     "01_rules_and_variants.ipynb": NB01,
     "02_baseline_tournament.ipynb": NB02,
     "03_train_and_evaluate.ipynb": NB03,
+    "04_exploitability.ipynb": NB04,
 }
 
 

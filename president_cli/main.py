@@ -17,7 +17,7 @@ for _name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
 from agents.base import PolicyError  # noqa: E402
-from president_cli import argtypes, core_commands, evaluate, play, serve, train, zoo  # noqa: E402
+from president_cli import argtypes, core_commands, evaluate, exploitability, play, serve, train, zoo  # noqa: E402
 
 # One line per module that adds subcommands (variants, simulate, replay; later evaluate, train, play).
 COMMAND_MODULES = [
@@ -25,6 +25,7 @@ COMMAND_MODULES = [
     play,
     train,
     evaluate,
+    exploitability,
     zoo,
     serve,
 ]

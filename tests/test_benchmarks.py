@@ -60,3 +60,13 @@ def test_bench_envs_times_the_gymnasium_vector_env_beside_the_vecenv() -> None:
     bench = _load("bench_envs")
     vec, gym_vector = bench.bench_vec_pair(8, 0.2, rounds=2)
     assert vec > 0 and gym_vector > 0
+
+def test_bench_openspiel_reports_president_beside_openspiels_python_games(capsys, monkeypatch) -> None:
+    pytest.importorskip("pyspiel", reason='OpenSpiel is not installed: pip install -e ".[openspiel]"')
+    bench = _load("bench_openspiel")
+    monkeypatch.setattr(bench, "one_core", lambda: None)
+    rows = bench.main(["--games", "python_kuhn_poker,president(preset=micro,pass_rule=locks_out)", "--seconds", "0.05",
+                       "--json"])
+    assert [r["game"] for r in rows] == ["python_kuhn_poker", "president(preset=micro,pass_rule=locks_out)"]
+    assert rows[0]["ratio"] == 1.0 and all(r["states_per_s"] > 0 for r in rows)
+    assert '"states_per_s"' in capsys.readouterr().out

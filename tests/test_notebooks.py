@@ -12,7 +12,8 @@ import pytest
 from nbclient import NotebookClient
 
 NB_DIR = Path(__file__).resolve().parent.parent / "notebooks"
-NOTEBOOKS = ["01_rules_and_variants.ipynb", "02_baseline_tournament.ipynb", "03_train_and_evaluate.ipynb"]
+NOTEBOOKS = ["01_rules_and_variants.ipynb", "02_baseline_tournament.ipynb", "03_train_and_evaluate.ipynb",
+             "04_exploitability.ipynb"]
 
 
 def _builder():
@@ -45,7 +46,8 @@ def _outputs(nb: nbformat.NotebookNode) -> tuple[str, int]:
     return "".join(text), images
 
 
-FIGURES = {"01_rules_and_variants.ipynb": 2, "02_baseline_tournament.ipynb": 2, "03_train_and_evaluate.ipynb": 2}
+FIGURES = {"01_rules_and_variants.ipynb": 2, "02_baseline_tournament.ipynb": 2, "03_train_and_evaluate.ipynb": 2,
+           "04_exploitability.ipynb": 1}
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
@@ -105,3 +107,14 @@ def test_train_and_evaluate_notebook_runs(tmp_path, monkeypatch):
     assert "ppo (trained)" in text
     assert "zoo:president" in text and "vs heuristic +" in text
     assert images >= 1
+
+
+@pytest.mark.slow
+def test_exploitability_notebook_runs(tmp_path, monkeypatch):
+    # a few minutes even at the small budget (every NashConv walks the whole tree of the small variant)
+    pytest.importorskip("pyspiel", reason='OpenSpiel is not installed: pip install -e ".[openspiel]"')
+    nb = _execute("04_exploitability.ipynb", tmp_path, monkeypatch)
+    text, images = _outputs(nb)
+    assert "budget: small" in text
+    assert "heuristic  NashConv" in text and "MCCFR" in text and "PPO" in text
+    assert images == 1

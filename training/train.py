@@ -43,8 +43,9 @@ from tqdm import tqdm
 
 from agents.agent_file import code_version, sb3_layers, write_agent_file
 from agents.sb3_policy import ModelError, check_rules, read_metadata, save_model
-from president_env.core import Rules, preset
+from president_env.core import Rules
 from president_env.core.jsonio import JSONInputError, loads
+from president_env.small_variants import variant_rules
 from training.budget import EvalCost, Plan, make_plan, measure_eval_cost
 from training.evaluate import Matchup, matchup
 from training.hyperparams import TrainSettings, learner_seats, settings_for
@@ -307,7 +308,7 @@ def train(args: TrainArgs, started: float | None = None) -> TrainResult:
     naming it."""
     started = started or time.time()
     torch.set_num_threads(args.threads)
-    rules = preset(args.preset, **({"players": args.players} if args.players else {}))
+    rules = variant_rules(args.preset, **({"players": args.players} if args.players else {}))
     s = settings_for(rules.name, **args.settings)
     seats = learner_seats(s, rules.players)  # checked before any work
     if args.resume and not Path(args.resume).is_file():
