@@ -61,6 +61,7 @@ def test_bench_envs_times_the_gymnasium_vector_env_beside_the_vecenv() -> None:
     vec, gym_vector = bench.bench_vec_pair(8, 0.2, rounds=2)
     assert vec > 0 and gym_vector > 0
 
+
 def test_bench_openspiel_reports_president_beside_openspiels_python_games(capsys, monkeypatch) -> None:
     pytest.importorskip("pyspiel", reason='OpenSpiel is not installed: pip install -e ".[openspiel]"')
     bench = _load("bench_openspiel")

@@ -158,7 +158,7 @@ def test_a_session_deals_each_hand_by_chance_as_the_key_would():
         env.step(a)
         state.apply_action(a)
     assert hands_seen == 3 and state.is_terminal()
-    np.testing.assert_array_equal(state.returns(), env.unwrapped.game.points)
+    np.testing.assert_array_equal(state.returns(), env.unwrapped.game.state.points[0])
 
 
 def _deal_outcomes(game, dealer: int, deal: list[list[int]]) -> list[int]:

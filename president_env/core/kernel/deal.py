@@ -8,6 +8,7 @@ seed deals the cards it always dealt.
 from __future__ import annotations
 
 import numpy as np
+from numba import config
 
 from .fields import (
     C_BEST,
@@ -97,6 +98,18 @@ def hash3(key, a, b, c):
     h = mix(h ^ (np.uint64(a) * GOLD))
     h = mix(h ^ (np.uint64(b) * GOLD))
     return mix(h ^ (np.uint64(c) * GOLD))
+
+
+if config.DISABLE_JIT:  # plain Python: NumPy's uint64 scalars warn where the compiled code wraps silently
+    _mix_py, _hash3_py = mix, hash3
+
+    def mix(x):  # noqa: F811
+        with np.errstate(over="ignore"):
+            return _mix_py(x)
+
+    def hash3(key, a, b, c):  # noqa: F811
+        with np.errstate(over="ignore"):
+            return _hash3_py(key, a, b, c)
 
 
 @njit
