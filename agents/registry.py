@@ -12,6 +12,9 @@ spec                   agent
 ``search``             determinized search with heuristic rollouts (:mod:`agents.search`);
                        settings after a colon: ``search:worlds=8,actions=5,rollouts=40``,
                        ``search:policy=zoo:president`` (another agent as the rollout policy)
+``ismcts``             OpenSpiel's MCTS over resampled worlds (:mod:`agents.openspiel_bot`,
+                       needs ``pip install -e ".[openspiel]"``); settings after a colon:
+                       ``ismcts:sims=200,worlds=8,uct=2,rollouts=1``
 =====================  ==========================================================
 
 An agent file is data: weights and JSON (:mod:`agents.agent_file`). A stable-baselines3
@@ -40,12 +43,13 @@ SCRIPTED: dict[str, Callable[[Rules], Agent]] = {
 MODEL_PREFIXES = ("ppo", "ppo-sample")
 ZOO_PREFIX = "zoo"
 SEARCH = "search"
+ISMCTS = "ismcts"
 
 
 def agent_names() -> list[str]:
     """The names :func:`make_agent` understands (model specs take a file after the colon)."""
     return (list(SCRIPTED) + [f"{p}:FILE" for p in MODEL_PREFIXES] + [f"{ZOO_PREFIX}:NAME"]
-            + [SEARCH, f"{SEARCH}:SETTINGS"])
+            + [SEARCH, f"{SEARCH}:SETTINGS", ISMCTS, f"{ISMCTS}:SETTINGS"])
 
 
 def split_specs(text: str) -> list[str]:
@@ -76,6 +80,8 @@ def make_agent(spec: str, rules: Rules, trust_pickle: bool = False) -> Agent:
             return _model_agent(path.strip(), rules, prefix == "ppo", spec, trust_pickle)
         if prefix == SEARCH:
             return _search_agent(path, rules, spec)
+        if prefix == ISMCTS:
+            return _ismcts_agent(path, rules, spec)
         if prefix == ZOO_PREFIX:
             from .agent_file import FileAgent
             from .zoo import zoo_path
@@ -85,6 +91,8 @@ def make_agent(spec: str, rules: Rules, trust_pickle: bool = False) -> Agent:
     key = spec.lower()
     if key == SEARCH:
         return _search_agent("", rules, spec)
+    if key == ISMCTS:
+        return _ismcts_agent("", rules, spec)
     if key not in SCRIPTED:
         raise ValueError(f"unknown agent {spec!r}; choices: {', '.join(agent_names())}")
     return SCRIPTED[key](rules)
@@ -97,6 +105,17 @@ def _search_agent(settings: str, rules: Rules, spec: str) -> Agent:
     try:
         kwargs = parse_settings(settings)
         return SearchAgent(rules, name=spec, **kwargs)  # type: ignore[arg-type]
+    except ValueError as e:
+        raise ValueError(f"agent spec {spec!r}: {e}") from None
+
+
+def _ismcts_agent(settings: str, rules: Rules, spec: str) -> Agent:
+    """OpenSpiel's MCTS over resampled worlds (imports OpenSpiel only now)."""
+    from .openspiel_bot import OpenSpielMCTSAgent, parse_settings
+
+    try:
+        kwargs = parse_settings(settings)
+        return OpenSpielMCTSAgent(rules, name=spec, **kwargs)  # type: ignore[arg-type]
     except ValueError as e:
         raise ValueError(f"agent spec {spec!r}: {e}") from None
 

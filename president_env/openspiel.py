@@ -228,6 +228,22 @@ class PresidentGame(pyspiel.Game):
         """The start of a game: a chance node (the dealer, then the cards)."""
         return PresidentState(self)
 
+    def state_from_core(self, state: Any, b: int = 0) -> PresidentState:
+        """A state of this game at game ``b`` of a core :class:`State` (a copy), past its deal.
+
+        For search from a position: a world of :func:`president_env.core.resample.worlds_from_observation`
+        becomes a state that OpenSpiel's algorithms can play on. Its history starts there: each
+        player's information state is its observation of ``state``, returns count from zero (in a
+        session, the points so far stay in the observation). The state must fit ``play_rules``
+        (for ``episode="hand"``: its hand is the game's last)."""
+        P = self.num_players()
+        new = PresidentState(self)
+        p = new._p
+        p.sg = ScalarGame.from_state(self.play_rules, state, b)
+        p.deal = None
+        p.rows = [(p.sg.observe(q),) for q in range(P)]
+        return new
+
     def make_py_observer(self, iig_obs_type: Any = None, params: dict | None = None) -> PresidentObserver:
         """The observer of information states (``perfect_recall``) or of observations."""
         return PresidentObserver(self, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
