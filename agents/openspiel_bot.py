@@ -36,7 +36,7 @@ from .base import Agent
 NAME = "ismcts"
 #: setting -> (type, default, lowest allowed, highest allowed, meaning)
 SETTINGS: dict[str, tuple[type, float, float, float, str]] = {
-    "sims": (int, 40, 1, 100_000, "MCTS simulations per decision, over all worlds"),
+    "sims": (int, 24, 1, 100_000, "MCTS simulations per decision, over all worlds"),
     "worlds": (int, 4, 1, 1024, "deals of the hidden cards per decision (each gets sims / worlds simulations)"),
     "uct": (float, 2.0, 0.0, 1e6, "UCT exploration constant"),
     "rollouts": (int, 1, 1, 1000, "random rollouts to the hand's end per leaf"),
@@ -115,7 +115,7 @@ class OpenSpielMCTSAgent(Agent):
     name = NAME
     deterministic = False
 
-    def __init__(self, rules: Rules, sims: int = 40, worlds: int = 4, uct: float = 2.0, rollouts: int = 1,
+    def __init__(self, rules: Rules, sims: int = 24, worlds: int = 4, uct: float = 2.0, rollouts: int = 1,
                  name: str | None = None) -> None:
         super().__init__(rules)
         for key, value in (("sims", sims), ("worlds", worlds), ("uct", uct), ("rollouts", rollouts)):

@@ -50,7 +50,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--players", type=int, default=None, help="number of players (default: the preset's)")
     p.add_argument("--agents", required=True,
                    help="comma-separated agents, one per seat: random, greedy, heuristic, ppo:FILE, ppo-sample:FILE, "
-                        "zoo:NAME, search or search:worlds=8,actions=5 (see docs/search.md)")
+                        "zoo:NAME, search or search:worlds=8,actions=5 (see docs/search.md), ismcts or "
+                        "ismcts:sims=24,worlds=4 (OpenSpiel's MCTS, see docs/openspiel.md)")
     p.add_argument("--games", type=deals_count, default=1000,
                    help="deals (1..1,000,000); each is played once per rotation of the seats (default 1000)")
     p.add_argument("--seed", type=seed_value, default=0,
