@@ -114,7 +114,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         if name not in built:
             try:
                 built[name] = make_agent(name, rules, trust_pickle=args.trust_pickle)
-            except (ValueError, FileNotFoundError) as e:
+            except (ValueError, FileNotFoundError, ImportError) as e:
                 raise UsageError(f"agent {name!r}: {e}") from None
         agent = built[name]
         # A copy that draws random numbers gets its own object (its own generator); deterministic ones share.

@@ -103,8 +103,7 @@ def test_batch_rows_each_legal():
                                   "ismcts:sims", "ismcts:worlds=8,sims=4", "ismcts:uct=-1",
                                   "ismcts:rollouts=0", "ismcts:sims=" + "9" * 30])
 def test_bad_settings_refused(spec):
-    if pyspiel is None and any(s in spec for s in ("uct=-1", "sims=0", "sims=-1", "worlds=8", "rollouts=0")):
-        pytest.skip('range checks run once OpenSpiel is installed: pip install -e ".[openspiel]"')
+    """Refused before OpenSpiel is imported: the message is the same with or without it."""
     with pytest.raises(ValueError, match="ismcts"):
         make_agent(spec, preset("president"))
 
@@ -150,3 +149,13 @@ def test_evaluate_refuses_a_bad_setting(capsys):
               "--games", "1", "--hands", "1", "--no-progress"])
     assert e.value.code not in (0, None)
     assert "sims" in capsys.readouterr().err
+
+
+def test_evaluate_without_openspiel_names_the_install_command():
+    code = ("import sys; sys.modules['pyspiel'] = None\n"
+            "from president_cli.main import main\n"
+            "sys.exit(main(['evaluate', '--preset', 'president', '--agents', 'ismcts,heuristic,heuristic,heuristic',"
+            " '--games', '1', '--hands', '1', '--no-progress']))\n")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert res.returncode != 0
+    assert 'pip install -e ".[openspiel]"' in res.stderr and "Traceback" not in res.stderr
