@@ -159,3 +159,21 @@ def test_evaluate_without_openspiel_names_the_install_command():
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert res.returncode != 0
     assert 'pip install -e ".[openspiel]"' in res.stderr and "Traceback" not in res.stderr
+
+
+@needs_openspiel
+def test_state_from_core_is_the_same_position():
+    import president_env.openspiel as pos
+
+    rules = preset("president")
+    one, st, p, legal = _decision_with_choices(rules, 4)
+    game = pos.PresidentGame.from_rules(rules, episode="hand")
+    s = game.state_from_core(st)
+    assert s.current_player() == p and s.legal_actions() == legal
+    assert np.array_equal(np.asarray(s.observation_tensor(p)), observe(one, st, np.array([p]))[0])
+    sg = ScalarGame.from_state(one, st)
+    while not s.is_terminal():      # the same moves end the same way
+        a = s.legal_actions()[-1]
+        s.apply_action(a)
+        sg.step(a)
+    assert sg.over and s.returns() == [float(x) for x in sg.hand_points]
