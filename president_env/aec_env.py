@@ -258,8 +258,8 @@ def render_text(rules: Rules, state: State, game: int = 0, viewer: int | None = 
 class raw_env(AECEnv):
     """President for PettingZoo (AEC API), one game on the core's single-game engine. See the module doc.
 
-    The game is ``self.game``, a :class:`~president_env.core.scalar.ScalarGame` (the batched
-    engine's game, stepped in plain Python). ``self.core_state`` is the same game as a batch-of-one
+    The game is ``self.game``, a :class:`~president_env.core.scalar.ScalarGame` (a batch of one,
+    stepped by the compiled rules). ``self.core_state`` is the same game as a batch-of-one
     :class:`State`: a snapshot built when first read after a step (reading it costs tens of
     microseconds; changing its arrays does not change the game). Assigning a State to
     ``core_state`` replaces the game with that position.

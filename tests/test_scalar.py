@@ -178,7 +178,8 @@ def poker_events(rules: Rules, before: State, after: State, actions: np.ndarray)
 
 
 def lockstep(rules: Rules, batch: int, seed: int, steps: int, start_ranks=None) -> set[str]:
-    """Random legal play on a batch and its scalar twins, compared after every step; the events seen."""
+    """Random legal play on a batch and its games one at a time (``ScalarGame``), compared after every
+    step: stepping a game alone plays it as the batch does; the events seen."""
     rng = np.random.default_rng(seed)
     st = init(rules, batch, seed, start_ranks=start_ranks)
     twins = [ScalarGame.from_state(rules, st, b) for b in range(batch)]

@@ -164,7 +164,7 @@ def test_autoreset_gives_the_first_observation_of_the_next_game():
 # --------------------------------------------------------------------------- masks
 @pytest.mark.parametrize("name", ["president", "daifugo", "daifugo_runs"])
 def test_masks_never_allow_an_illegal_action(name):
-    """Random masked actions for many steps are all accepted; every mask row is the plain-Python engine's
+    """Random masked actions for many steps are all accepted; every mask row is the single-game engine's
     legal set for the learner's decision (or action 0 alone in a finished game)."""
     env = make_vec(name, 8, opponents="random")
     obs, infos = env.reset(seed=2)

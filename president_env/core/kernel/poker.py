@@ -103,7 +103,7 @@ def poker_exchange_mask(G, T):
 #   cnt[NAT, s]      natural cards of suit s (NAT = NR),                       cnt[NAT, ALL] naturals in all;
 #   cnt[NR + 1, s]   wild cards of suit s,                                     cnt[NR + 1, ALL] wild in all.
 # ``S`` counts the cards already picked (which a claim must use), ``A`` those still available.
-# Every rule below is that of the NumPy engine (president_env/core/poker_mask.py), ported game by game.
+# The counting method is that of the NumPy engine this replaced (core/poker_mask.py, removed), ported game by game.
 # The helpers are inlined (numba inline="always"): called per claim or per card name, a call that passes
 # the count arrays costs more than the check itself (measured: the mask takes about half the time inlined).
 ALL = 4
@@ -462,7 +462,7 @@ def _pick_ok(claims, x, r, s, S, A, rev):
 @njit(inline="always")
 def _top_suit(G, T, rev):
     """The top's best suit as a strength: its strongest suit place, or reversed under a revolution
-    3 - its weakest (as the NumPy engine: a card of suit -1 would count as -1 and as 4)."""
+    3 - its weakest (as the engine it replaced did: a card of suit -1 would count as -1 and as 4)."""
     c8 = G[4]
     card = T[2]
     hi, lo = -1, 4
