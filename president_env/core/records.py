@@ -55,7 +55,8 @@ from .state import EXCHANGE, OVER, PLAY, State
 
 FORMAT = "president-record/1"
 MAX_PLAYER = 63            # player, seat and rank numbers a record may hold (any rules have at most 12 players)
-MAX_ACTION = 2**16 - 1     # action ids a record may hold (above every rules' action count)
+MAX_ACTION = 2**24 - 1     # action ids a record may hold: above every rules' action count (two-deck tables
+#                            naming wild cards' suits pass 100,000); the replay checks each against the table
 INT32 = 2**31 - 1          # points are 32-bit in the engine
 INT64 = 2**63 - 1
 
