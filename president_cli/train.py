@@ -17,6 +17,7 @@ from president_cli.argtypes import (
     MAX_TIMESTEPS,
     UsageError,
     deals_count,
+    float_range,
     int_range,
     minutes_value,
     preset_name,
@@ -29,7 +30,10 @@ from president_env.core.jsonio import JSONInputError, JSONSyntaxError, loads
 BACKENDS = ("sb3", "rllib")
 # options of the rllib backend and their defaults (given with --backend sb3 they are refused)
 RLLIB_DEFAULTS: dict[str, object] = {"env_runners": 1, "address": None, "policies": "shared", "iterations": None,
-                                     "trust_pickle": False}
+                                     "trust_pickle": False, "envs_per_runner": None, "learners": None,
+                                     "gpus_per_learner": None}
+# rllib flags that are settings of RllibSettings (the same as --set NAME=VALUE)
+RLLIB_SETTING_FLAGS = ("envs_per_runner", "learners", "gpus_per_learner")
 CHECKPOINT_EVERY = {"sb3": 1_000_000, "rllib": 10}   # learner steps (sb3), PPO iterations (rllib)
 
 
@@ -77,6 +81,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--address", default=None, metavar="ADDR",
                    help="rllib: the Ray cluster (HOST:PORT of `ray start --head`, auto, ray://HOST:PORT); "
                         "default: local mode on this machine")
+    p.add_argument("--envs-per-runner", type=int_range(1, 4096), default=None, metavar="N",
+                   help="rllib: games each env runner steps together as arrays (default 64)")
+    p.add_argument("--learners", type=int_range(0, 1024), default=None, metavar="K",
+                   help="rllib: Learner actors sharing the PPO update, data-parallel (default 0: the update runs in "
+                        "this process)")
+    p.add_argument("--gpus-per-learner", type=float_range(0.0, 64.0), default=None, metavar="G",
+                   help="rllib: GPUs of each Learner (with --learners 0, of this process's learner; default 0)")
     p.add_argument("--policies", choices=("shared", "per-seat"), default="shared",
                    help="rllib: one policy for every seat (default) or one per player")
     p.add_argument("--iterations", type=int_range(1, 10**9), default=None,
@@ -206,7 +217,7 @@ def cmd_train_rllib(args: argparse.Namespace) -> int:
                                resume=args.resume, trust_pickle=args.trust_pickle, force=args.force,
                                checkpoint_every=args.checkpoint_every or CHECKPOINT_EVERY["rllib"],
                                final_deals=args.final_deals, progress=not args.no_progress,
-                               settings=_settings(args.set))
+                               settings=_rllib_settings(args))
         result = train_rllib(targs)
     except (RayUnavailable, RulesError, ValueError) as e:
         raise UsageError(str(e)) from None
@@ -214,6 +225,20 @@ def cmd_train_rllib(args: argparse.Namespace) -> int:
         return _interrupted(e, args, str(e.checkpoint or f"{args.out}/checkpoints/iter_N"))
     print(format_result(result))
     return 0
+
+
+def _rllib_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """``--set`` overrides with the rllib flags that name settings (``--envs-per-runner`` ..) added; a flag and a
+    ``--set`` of the same setting with different values is refused."""
+    settings = _settings(args.set)
+    for name in RLLIB_SETTING_FLAGS:
+        value = getattr(args, name)
+        if value is None:
+            continue
+        if name in settings and settings[name] != value:
+            raise UsageError(f"--{name.replace('_', '-')} {value:g} and --set {name}={settings[name]} disagree")
+        settings[name] = value
+    return settings
 
 
 def cmd_export_agent(args: argparse.Namespace) -> int:

@@ -85,11 +85,13 @@ def test_train_checkpoints_and_exports(trained):
 
 def test_exported_file_acts_as_the_rllib_module(trained):
     """The checkpoint's RLModule and the exported agent file: same logits, same actions, on a batch."""
+    from ray.rllib.core import DEFAULT_MODULE_ID
     from ray.rllib.core.columns import Columns
     from ray.rllib.core.rl_module.rl_module import RLModule
 
     result, _ = trained
-    module = RLModule.from_checkpoint(result.checkpoint_path / "learner_group" / "learner" / "rl_module" / "shared")
+    path = result.checkpoint_path / "learner_group" / "learner" / "rl_module" / DEFAULT_MODULE_ID
+    module = RLModule.from_checkpoint(path)
     rules = preset("president")
     obs, mask = _positions(rules, 400)
     batch = {Columns.OBS: {"observation": torch.from_numpy(obs), "action_mask": torch.from_numpy(mask.astype(np.int8))}}
@@ -114,34 +116,57 @@ def test_exported_agent_plays_in_evaluate_and_play(trained, tmp_path, monkeypatc
     assert "The session is over after 1 hand(s)" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("name, players, policies", [("president", 4, "shared"), ("daifugo_runs", 5, "per-seat"),
-                                                     ("president", 3, "shared")])
-def test_masked_actions_are_never_sampled(name, players, policies):
-    """RLlib's own sampling (an EnvRunner with our module), with logits pushed hard towards one id:
-    every action of every agent at every step is legal in the mask it observed."""
-    from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
+def _push_towards(modules, action: int) -> None:
+    """Make ``action`` win every unmasked draw: its bias far above the others."""
+    with torch.no_grad():
+        for m in modules:
+            m.action.bias.fill_(0.0)
+            m.action.bias[action] = 1e4
+
+
+def _check_masked(sa, action: int) -> int:
+    """Every action of a single-agent episode legal in the mask it observed; ``action`` taken wherever legal."""
+    n = len(sa)
+    mask = np.asarray(sa.get_observations(slice(0, n))["action_mask"]).astype(bool)
+    actions = np.asarray(sa.get_actions(slice(0, n)))
+    assert mask[np.arange(n), actions].all(), "an illegal action was sampled"
+    assert (actions[mask[:, action]] == action).all()        # legal logits are left as they are
+    return n
+
+
+@pytest.mark.parametrize("name, players", [("president", 4), ("president", 3), ("daifugo_runs", 5)])
+def test_masked_actions_are_never_sampled_by_the_batched_runner(name, players):
+    """The shared policy's env runner (games as arrays), with logits pushed hard towards one id: every action of
+    every seat at every step is legal in the mask it observed."""
+    from training.rllib_runner import BatchedEnvRunner
 
     rules = preset(name, players=players)
-    mids = module_ids(rules, policies)
-    settings = rllib_settings(hidden=[16], envs_per_runner=4)
-    runner = MultiAgentEnvRunner(config=build_config(name, players, settings, 0, policies, 1, mids))
+    mids = module_ids(rules, "shared")
+    runner = BatchedEnvRunner(config=build_config(name, players, rllib_settings(hidden=[16], envs_per_runner=16), 0,
+                                                  "shared", 1, mids))
+    _push_towards([runner.module], 5)
+    episodes = runner.sample(num_timesteps=300)
+    assert all(e.is_terminated for e in episodes)
+    assert sum(_check_masked(e, 5) for e in episodes) >= 300
+    runner.stop()
+
+
+def test_masked_actions_are_never_sampled_by_rllibs_multi_agent_runner():
+    """``per-seat`` policies run on RLlib's own multi-agent runner over the AEC env: masks respected there too."""
+    from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
+
+    rules = preset("daifugo_runs", players=5)
+    mids = module_ids(rules, "per-seat")
+    runner = MultiAgentEnvRunner(config=build_config("daifugo_runs", 5, rllib_settings(hidden=[16], envs_per_runner=4),
+                                                     0, "per-seat", 1, mids))
     assert sorted(runner.module.keys()) == sorted(mids)
-    with torch.no_grad():
-        for m in runner.module.values():
-            m.action.bias.fill_(0.0)
-            m.action.bias[5] = 1e4                          # unmasked, id 5 would be sampled at every step
+    _push_towards(runner.module.values(), 5)
     steps = 0
     for episode in runner.sample(num_timesteps=300, random_actions=False):
         for aid, sa in episode.agent_episodes.items():
-            n = len(sa)
-            if n == 0:
-                continue
-            mask = np.asarray(sa.get_observations(slice(0, n))["action_mask"]).astype(bool)
-            actions = np.asarray(sa.get_actions(slice(0, n)))
-            assert mask[np.arange(n), actions].all(), f"{aid} sampled an illegal action"
-            assert sa.module_id == (aid if policies == "per-seat" else "shared")
-            assert (actions[mask[:, 5]] == 5).all()          # legal logits are left as they are
-            steps += n
+            if len(sa):
+                assert sa.module_id == aid
+                steps += _check_masked(sa, 5)
     assert steps >= 250
     runner.stop()
 
@@ -252,7 +277,8 @@ def test_resume_from_something_else_is_a_clear_error(tmp_path, capsys):
 
 
 def test_rllib_options_need_the_rllib_backend(capsys):
-    for extra in (["--env-runners", "2"], ["--address", "auto"], ["--policies", "per-seat"]):
+    for extra in (["--env-runners", "2"], ["--address", "auto"], ["--policies", "per-seat"],
+                  ["--envs-per-runner", "128"], ["--learners", "2"], ["--gpus-per-learner", "1"]):
         with pytest.raises(SystemExit):
             main(["train", "--out", "runs/never", *extra])
         assert "go with --backend rllib" in capsys.readouterr().err

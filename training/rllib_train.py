@@ -3,17 +3,21 @@
     president train --backend rllib --preset president --env-runners 2 [--address HOST:PORT] --out runs/rl
 
 Reads top to bottom: connect to Ray (local mode without ``--address``, see
-:mod:`training.ray_cluster`); build a ``PPOConfig`` over the AEC env wrapped for
-RLlib (:mod:`training.rllib_env`) with one :class:`~training.rllib_module.MaskedMLPModule`
-shared by every player (``policies="shared"``, the default) or one per player
-(``policies="per-seat"``); train iteration by iteration until ``timesteps`` decisions,
-``iterations`` or ``minutes``; checkpoint (RLlib's checkpoint folder, to resume, and an
-agent file) every ``checkpoint_every`` iterations; export the policy to an agent file
-(safetensors + JSON, :mod:`agents.agent_file`: the same network, run in NumPy, nothing
-pickled) and evaluate it against the baselines like ``president train`` does.
+:mod:`training.ray_cluster`); build a ``PPOConfig`` with one
+:class:`~training.rllib_module.MaskedMLPModule` shared by every player (``policies="shared"``,
+the default: env runners that step ``envs_per_runner`` games as arrays on the batched core,
+:mod:`training.rllib_runner`) or one per player (``policies="per-seat"``: RLlib's multi-agent
+runner over the AEC env, :mod:`training.rllib_env`, one game at a time, slower); train
+iteration by iteration until ``timesteps`` decisions, ``iterations`` or ``minutes``;
+checkpoint (RLlib's checkpoint folder, to resume, and an agent file) every
+``checkpoint_every`` iterations; export the policy to an agent file (safetensors + JSON,
+:mod:`agents.agent_file`: the same network, run in NumPy, nothing pickled) and evaluate it
+against the baselines like ``president train`` does.
 
-The same command runs on a cluster: EnvRunner actors (``--env-runners N``) sample games
-wherever the cluster has CPUs, the learner runs in this process; only the address differs.
+The same command runs on a cluster: EnvRunner actors (``--env-runners N``, each stepping
+``--envs-per-runner`` games) sample wherever the cluster has CPUs; the update runs in this
+process, or in ``--learners K`` Learner actors (``--gpus-per-learner G`` each); only the
+address differs. See ``docs/ray.md``.
 
 Outputs in ``--out``: ``model.agent.safetensors`` (``ppo:FILE`` plays it; with
 ``per-seat`` policies player 0's, and ``model.player_K.agent.safetensors`` for each),
@@ -69,6 +73,7 @@ class RllibSettings:
     epochs: int = 4
     envs_per_runner: int = 64              # games each EnvRunner steps together (num_envs_per_env_runner)
     learners: int = 0                      # remote Learner actors sharing the update (0: in this process)
+    gpus_per_learner: float = 0.0          # GPUs of each Learner (of this process's learner with learners=0)
     episode: str = "hand"                  # one hand per episode ...
     start_ranks: str | None = "random"     # ... from random ranks, so every hand has an exchange
     reward: str = "points"
@@ -89,6 +94,7 @@ SPECS: dict[str, Setting] = {
     "epochs": Setting("int", 1, 1000),
     "envs_per_runner": Setting("int", 1, 4096),
     "learners": Setting("int", 0, 1024),
+    "gpus_per_learner": Setting("float", 0.0, 64.0),
     "episode": Setting("str", choices=EPISODES),
     "start_ranks": Setting("str", choices=("random", None)),
     "reward": Setting("str", choices=REWARD_SCHEMES),
@@ -159,52 +165,69 @@ class RllibTrainResult:
     seconds: float
     final: list[Matchup]
     seat_agents: list[Path] = field(default_factory=list)
+    runner_nodes: list[str] = field(default_factory=list)   # the Ray node id of each env runner
 
     def to_dict(self) -> dict[str, Any]:
         return {"agent_path": str(self.agent_path), "checkpoint_path": str(self.checkpoint_path),
-                "seat_agents": [str(p) for p in self.seat_agents], "timesteps": self.timesteps,
+                "seat_agents": [str(p) for p in self.seat_agents], "runner_nodes": self.runner_nodes,
+                "timesteps": self.timesteps,
                 "iterations": self.iterations, "seconds": self.seconds, "final": [m.to_dict() for m in self.final]}
 
 
 # --------------------------------------------------------------------------- the config
-def _shared_policy(agent_id: str, episode: Any = None, **kwargs: Any) -> str:
-    return "shared"
-
-
 def _own_policy(agent_id: str, episode: Any = None, **kwargs: Any) -> str:
     return agent_id
 
 
 def module_ids(rules: Rules, policies: str) -> list[str]:
-    """The RLModule ids: ``["shared"]``, or one per player (``player_0`` ..)."""
+    """The RLModule ids: RLlib's default module (``default_policy``, the shared policy), or one per player."""
+    from ray.rllib.core import DEFAULT_MODULE_ID
+
     if policies not in POLICIES:
         raise ValueError(f"policies must be one of {', '.join(POLICIES)}, got {policies!r}")
-    return ["shared"] if policies == "shared" else [f"player_{i}" for i in range(rules.players)]
+    return [DEFAULT_MODULE_ID] if policies == "shared" else [f"player_{i}" for i in range(rules.players)]
 
 
 def build_config(rules_preset: str, players: int | None, s: RllibSettings, env_runners: int, policies: str,
                  seed: int, mids: list[str]) -> Any:
-    """The ``PPOConfig`` of a run (RLlib's default, current API stack: RLModule, Learner, EnvRunner)."""
+    """The ``PPOConfig`` of a run (RLlib's default, current API stack: RLModule, Learner, EnvRunner).
+
+    ``shared``: every seat is the one policy, and the env runners are
+    :class:`~training.rllib_runner.BatchedEnvRunner` (``envs_per_runner`` games as arrays on the
+    batched core, seat trajectories as RLlib's single-agent episodes). ``per-seat``: one policy per
+    player, on RLlib's multi-agent runner over the AEC env (:mod:`training.rllib_env`), one game at
+    a time through RLlib's per-step machinery (slower)."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
     from training.rllib_env import PresidentMultiAgentEnv, env_config
     from training.rllib_module import MaskedMLPModule
+    from training.rllib_runner import BatchedEnvRunner, rules_of, seat_spaces
 
     model = {"hidden": list(s.hidden), "activation": s.activation}
-    specs = {m: RLModuleSpec(module_class=MaskedMLPModule, model_config=model) for m in mids}
+    cfg = env_config(rules_preset, players, s.episode, s.start_ranks, s.reward)
+    config = PPOConfig()
+    if policies == "shared":
+        obs_space, act_space = seat_spaces(rules_of(cfg))
+        config = (config
+                  .environment(env_config=cfg, observation_space=obs_space, action_space=act_space,
+                               disable_env_checking=True)
+                  .env_runners(env_runner_cls=BatchedEnvRunner)
+                  .rl_module(rl_module_spec=RLModuleSpec(module_class=MaskedMLPModule, model_config=model)))
+    else:
+        specs = {m: RLModuleSpec(module_class=MaskedMLPModule, model_config=model) for m in mids}
+        config = (config
+                  .environment(PresidentMultiAgentEnv, env_config=cfg,
+                               # RLlib's pre-check steps the env with unmasked random actions, which the game refuses
+                               disable_env_checking=True)
+                  .multi_agent(policies=set(mids), policy_mapping_fn=_own_policy)
+                  .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs)))
     return (
-        PPOConfig()
-        .environment(PresidentMultiAgentEnv,
-                     env_config=env_config(rules_preset, players, s.episode, s.start_ranks, s.reward),
-                     # RLlib's pre-check steps the env with unmasked random actions, which the game refuses
-                     disable_env_checking=True)
+        config
         .env_runners(num_env_runners=env_runners, num_envs_per_env_runner=s.envs_per_runner,
                      num_cpus_per_env_runner=1, rollout_fragment_length="auto")
-        .learners(num_learners=s.learners)
-        .multi_agent(policies=set(mids), policy_mapping_fn=_shared_policy if policies == "shared" else _own_policy)
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .learners(num_learners=s.learners, num_gpus_per_learner=s.gpus_per_learner)
         .training(train_batch_size_per_learner=s.train_batch, minibatch_size=s.minibatch, num_epochs=s.epochs,
                   lr=s.lr, gamma=s.gamma, lambda_=s.lambda_, clip_param=s.clip_param,
                   entropy_coeff=s.entropy_coeff, vf_loss_coeff=s.vf_loss_coeff)
@@ -272,13 +295,32 @@ def train_rllib(args: RllibTrainArgs) -> RllibTrainResult:
     try:
         if args.resume:
             algo.restore_from_path(str(Path(args.resume).resolve()))
-        return _loop(algo, args, rules, s, mids, out, started)
+        nodes = runner_nodes(algo, ray)
+        if args.progress:
+            print(f"{len(nodes)} env runner(s) on {len(set(nodes))} node(s), {s.envs_per_runner} games each; "
+                  f"{max(s.learners, 1)} learner(s)", flush=True)
+        return _loop(algo, args, rules, s, mids, out, started, nodes)
     finally:
         algo.stop()
 
 
+def runner_nodes(algo: Any, ray: Any) -> list[str]:
+    """The Ray node id of every env runner (this process's node when it samples itself: ``--env-runners 0``)."""
+    group = algo.env_runner_group
+    if group.num_remote_env_runners() == 0:
+        return [ray.get_runtime_context().get_node_id()]
+    return list(group.foreach_env_runner(_node_id, local_env_runner=False))
+
+
+def _node_id(env_runner: Any) -> str:
+    """The node an env runner runs on (called inside the runner's actor)."""
+    import ray
+
+    return ray.get_runtime_context().get_node_id()
+
+
 def _loop(algo: Any, args: RllibTrainArgs, rules: Rules, s: RllibSettings, mids: list[str], out: Path,
-          started: float) -> RllibTrainResult:
+          started: float, nodes: list[str]) -> RllibTrainResult:
     progress_path = out / "progress.csv"
     if not progress_path.exists():
         with progress_path.open("w", newline="") as f:
@@ -337,7 +379,7 @@ def _loop(algo: Any, args: RllibTrainArgs, rules: Rules, s: RllibSettings, mids:
         final = [matchup(rules, learner, b, args.final_deals, seed=args.seed + 2, progress=args.progress)
                  for b in BASELINES]
     result_obj = RllibTrainResult(agent_path, checkpoint, decisions, iteration, time.time() - started, final,
-                                  seat_agents)
+                                  seat_agents, nodes)
     (out / "final.json").write_text(json.dumps(result_obj.to_dict(), indent=1))
     return result_obj
 
