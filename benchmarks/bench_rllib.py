@@ -2,21 +2,26 @@
 
 * ``sb3``: ``president train`` (MaskablePPO on the batched VecEnv, the default trainer: the
   learner in all seats but one), timed as in ``bench_training.py``: the whole run.
-* ``rllib_N``: ``president train --backend rllib --env-runners N`` (multi-agent PPO, every seat the
-  shared policy): PPO iterations after one warm-up iteration, divided into the iterations' wall
-  time, split into the PPO update ("learning": the learner group's ``update``, timed around the
-  call, in this process) and the rest ("sampling": EnvRunners stepping the AEC env and the module,
-  moving the episodes, syncing the weights).
+* ``rllib_N``: ``president train --backend rllib --env-runners N`` (PPO, every seat the shared
+  policy, env runners that step ``envs_per_runner`` games as arrays on the batched core): PPO
+  iterations after one warm-up iteration, divided into the iterations' wall time, split into the
+  PPO update ("learning": the learner group's ``update``, timed around the call, in this process)
+  and the rest ("sampling": env runners stepping the games and the module, moving the episodes,
+  syncing the weights).
+* ``sample_N`` (``--sample-only``): the same N env runners sampling train batches with no update
+  in between: how sampling alone scales with runners on their own cores.
 
 Both do the same PPO work per decision (two hidden layers of 256, minibatches of 4,096, 4
 epochs; SB3 updates on 16,384 decisions per rollout, RLlib on ``--train-batch``, the same by
 default). A decision is one move of one seat. By default the script pins itself, and so the
 local Ray it starts, to one core, as the other benchmarks do; ``--all-cores`` lets Ray use them all.
 The projection for a cluster takes the measured split: with N runners on N cores sampling takes
-``sample / N`` (runners sample in parallel) while the update stays in the learner process.
+``sample / N`` (runners sample in parallel) while the update stays in the learner, ``--gpu-speedup``
+times faster on a GPU learner (an assumption, printed as such: no GPU was measured here).
 
     python benchmarks/bench_rllib.py                              # sb3, rllib 1 and 2 runners
     python benchmarks/bench_rllib.py --runners 1,2,4 --all-cores  # on a bigger machine
+    python benchmarks/bench_rllib.py --all-cores --sample-only --sb3-decisions 0   # how runners scale
     python benchmarks/bench_rllib.py --json
 """
 
@@ -83,6 +88,36 @@ def bench_rllib(preset: str, runners: int, iterations: int, train_batch: int, nu
             "learn_s": round(learn[0], 2), "startup_s": round(startup, 1)}
 
 
+def bench_sampling(preset: str, runners: int, rounds: int, train_batch: int, num_cpus: int, overrides: dict) -> dict:
+    """``rounds`` train batches sampled by ``runners`` env runners (after one warm-up), no update in between."""
+    import ray
+    from ray.rllib.execution.rollout_ops import synchronous_parallel_sample
+
+    from president_env.core import preset as make_preset
+    from training.rllib_train import build_config, module_ids, rllib_settings
+
+    rules = make_preset(preset)
+    s = rllib_settings(**{"train_batch": train_batch, **overrides})
+    ray.init(num_cpus=max(num_cpus, runners), include_dashboard=False, log_to_driver=False)
+    try:
+        algo = build_config(preset, None, s, runners, "shared", 0, module_ids(rules, "shared")).build_algo()
+
+        def one() -> int:
+            episodes = synchronous_parallel_sample(worker_set=algo.env_runner_group, max_env_steps=train_batch,
+                                                   _uses_new_env_runners=True)
+            return sum(len(e) for e in episodes)
+
+        one()
+        t = time.perf_counter()
+        decisions = sum(one() for _ in range(rounds))
+        seconds = time.perf_counter() - t
+        algo.stop()
+    finally:
+        ray.shutdown()
+    return {"path": f"sample_{runners}", "env_runners": runners, "decisions": decisions,
+            "seconds": round(seconds, 2), "decisions_per_s": decisions / seconds}
+
+
 def _time_updates(algo: Any) -> list[float]:
     """Wrap the learner group's ``update`` (the PPO update of an iteration) so its seconds add up in the list."""
     spent = [0.0]
@@ -99,12 +134,13 @@ def _time_updates(algo: Any) -> list[float]:
     return spent
 
 
-def projection(row: dict, runners: int) -> float:
-    """Decisions/s with ``runners`` EnvRunners on their own cores: sampling split ``runners`` ways, the rest not.
+def projection(row: dict, runners: int, update_speedup: float = 1.0) -> float:
+    """Decisions/s with ``runners`` EnvRunners on their own cores: sampling split ``runners`` ways, the update
+    ``update_speedup`` times faster (a GPU learner: an assumption), the rest as measured.
 
     ``row`` is a measured one-runner row: ``learn_s`` the PPO update, which stays in the learner, and
     ``sample_s`` the rest of the iterations' time (sampling, moving episodes, syncing weights)."""
-    return row["decisions"] / (row["sample_s"] / runners + row["learn_s"])
+    return row["decisions"] / (row["sample_s"] / runners + row["learn_s"] / update_speedup)
 
 
 def main(argv: list[str] | None = None) -> list[dict]:
@@ -115,6 +151,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--train-batch", type=int, default=16384, help="decisions per RLlib iteration")
     ap.add_argument("--sb3-decisions", type=int, default=100_000, help="learner decisions of the SB3 row (0: none)")
     ap.add_argument("--all-cores", action="store_true", help="do not pin to one core; Ray gets every core")
+    ap.add_argument("--sample-only", action="store_true", help="also rows of the env runners sampling alone")
+    ap.add_argument("--sample-rounds", type=int, default=10, help="train batches sampled per sample-only row")
+    ap.add_argument("--gpu-speedup", type=float, default=20.0,
+                    help="assumed speed-up of the PPO update on a GPU learner, for the projection (default 20)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=JSON", help="an RLlib setting override")
     ap.add_argument("--json", action="store_true", help="print one JSON list of rows")
     args = ap.parse_args(argv)
@@ -125,6 +165,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
     rows = [bench_sb3(args.preset, args.sb3_decisions)] if args.sb3_decisions else []
     rows += [bench_rllib(args.preset, int(n), args.iterations, args.train_batch, cpus, overrides)
              for n in args.runners.split(",")]
+    if args.sample_only:
+        rows += [bench_sampling(args.preset, int(n), args.sample_rounds, args.train_batch, cpus, overrides)
+                 for n in args.runners.split(",")]
     if args.json:
         print(json.dumps(rows))
         return rows
@@ -140,12 +183,15 @@ def main(argv: list[str] | None = None) -> list[dict]:
         table.add_row(r["path"], f"{r['decisions']:,}", f"{r['seconds']:.1f}", f"{r['decisions_per_s']:,.0f}",
                       f"{r['decisions_per_s'] / base:.3f}", str(r.get("sample_s", "")), str(r.get("learn_s", "")),
                       str(r.get("startup_s", "")))
-    Console().print(table)
-    one = next((r for r in rows if r.get("env_runners") == 1), None)
+    Console(width=150).print(table)
+    one = next((r for r in rows if r["path"] == "rllib_1"), None)
     if one is not None:
-        proj = ", ".join(f"{n}: {projection(one, n):,.0f}" for n in (1, 2, 4, 8, 16, 32))
-        Console().print(f"projected decisions/s with N runners on N cores (from the 1-runner split): {proj}; "
-                        f"the update alone caps it at {one['decisions'] / one['learn_s']:,.0f}")
+        g = args.gpu_speedup
+        for label, speedup in (("the update as measured (CPU)", 1.0), (f"the update {g:g}x faster (GPU, assumed)", g)):
+            proj = ", ".join(f"{n}: {projection(one, n, speedup):,.0f}" for n in (1, 2, 4, 8, 32, 256))
+            cap = one["decisions"] * speedup / one["learn_s"]
+            Console(width=150).print(f"projected decisions/s with N runners on N cores, {label}: {proj}; "
+                                     f"the update alone caps it at {cap:,.0f}")
     return rows
 
 

@@ -73,7 +73,7 @@ def test_train_checkpoints_and_exports(trained):
     result, out = trained
     assert result.iterations == 2 and result.timesteps >= 2 * TINY["train_batch"]
     assert (out / "checkpoints" / "iter_1").is_dir() and (out / "checkpoints" / "iter_1.agent.safetensors").is_file()
-    assert (result.checkpoint_path / "learner_group").is_dir()
+    assert (result.checkpoint_path / "learner_group").is_dir() and result.seat_agents == []
     rows = (out / "progress.csv").read_text().splitlines()
     assert len(rows) == 3 and rows[0].startswith("iteration,decisions")
     meta, tensors = read_agent_file(result.agent_path)

@@ -249,7 +249,7 @@ def _export_all(algo: Any, mids: list[str], base: Path, rules: Rules, s: RllibSe
                 ) -> tuple[Path, list[Path]]:
     """``BASE.agent.safetensors`` (the shared policy, or player 0's) and, per seat, ``BASE.player_K...``."""
     main = export_agent(algo, mids[0], base.with_name(base.name + ".agent.safetensors"), rules, s.activation, made_by)
-    seats = [] if mids == ["shared"] else [
+    seats = [] if len(mids) == 1 else [
         export_agent(algo, m, base.with_name(f"{base.name}.{m}.agent.safetensors"), rules, s.activation,
                      made_by | {"policy": m}) for m in mids]
     return main, seats
