@@ -32,7 +32,7 @@ import numpy as np
 from president_env.core import OVER, Rules, current_player, observe, step_inplace
 from president_env.core.resample import worlds_from_observation
 
-from .base import Agent
+from .base import Agent, PolicyAgent
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
 from .random_agent import RandomAgent
@@ -49,6 +49,9 @@ SETTINGS: dict[str, tuple[type, object, float, float, str]] = {
     "fallback": (str, "heuristic", 0, 0, "the first candidate and the choice kept when search cannot tell: "
                  "heuristic, or policy (the rollout policy's choice)"),
     "batch": (int, 4096, 1, 65536, "most rollouts stepped together (memory, not play)"),
+    "prior": (str, "heuristic", 0, 0, "how candidates are chosen: heuristic (the heuristic's choice, greedy's, pass, "
+              "the strongest play, then the weakest first), or policy (the rollout policy's most likely actions first; "
+              "it must be a network: zoo:NAME, ppo:FILE)"),
 }
 #: the most rollouts one decision may take (worlds x actions, or rollouts): one game state each, in memory at once
 MAX_BUDGET = 65536
@@ -95,7 +98,7 @@ class SearchAgent(Agent):
 
     def __init__(self, rules: Rules, worlds: int = 8, actions: int = 5, rollouts: int = 0, z: float = 1.0,
                  policy: str | Agent = "heuristic", batch: int = 4096, fallback: str = "heuristic",
-                 name: str | None = None) -> None:
+                 prior: str = "heuristic", name: str | None = None) -> None:
         super().__init__(rules)
         for key, value in (("worlds", worlds), ("actions", actions), ("rollouts", rollouts), ("z", z),
                            ("batch", batch)):
@@ -134,8 +137,14 @@ class SearchAgent(Agent):
             self.policy = make_agent(policy, rules)
         if fallback not in ("heuristic", "policy"):
             raise ValueError(f"search setting fallback={fallback!r} must be heuristic or policy")
-        self.fallback_name = fallback
-        self.fallback = HeuristicAgent(rules) if fallback == "heuristic" else self.policy
+        if prior not in ("heuristic", "policy"):
+            raise ValueError(f"search setting prior={prior!r} must be heuristic or policy")
+        if prior == "policy" and not isinstance(self.policy, PolicyAgent):
+            raise ValueError(f"search setting prior=policy needs a network as the rollout policy (zoo:NAME, ppo:FILE), "
+                             f"got policy={self.policy_name}")
+        self.prior = prior
+        self.fallback_name = "policy" if prior == "policy" else fallback
+        self.fallback = HeuristicAgent(rules) if self.fallback_name == "heuristic" else self.policy
         self.greedy = GreedyAgent(rules)
         self.stats = SearchStats()
         if name:
@@ -178,7 +187,12 @@ class SearchAgent(Agent):
 
     def _candidates(self, obs: np.ndarray, mask: np.ndarray, base: np.ndarray,
                     rng: np.random.Generator) -> list[list[int]]:
-        """Candidate actions per row, the heuristic's choice first, at most ``actions``."""
+        """Candidate actions per row, the fallback's choice first, at most ``actions``."""
+        if self.prior == "policy":              # the network's most likely legal actions (its arg max first)
+            z = np.where(mask, np.asarray(self.policy.logits(obs, mask), dtype=np.float64), -np.inf)
+            order = np.argsort(-z, axis=1, kind="stable")[:, : self.actions]
+            n_legal = mask.sum(axis=1)
+            return [[int(a) for a in order[r, : min(self.actions, int(n_legal[r]))]] for r in range(obs.shape[0])]
         greedy = self.greedy.act(obs, mask, rng)
         out = []
         for r in range(obs.shape[0]):

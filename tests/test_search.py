@@ -187,3 +187,31 @@ def test_bench_search_reports_one_row_per_spec(capsys):
     assert [r["spec"] for r in rows] == ["search:worlds=2,actions=2", "greedy"]
     assert rows[0]["decisions"] == 3 and rows[0]["max_rollouts"] == 4
     assert "searched decisions one at a time" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["president", "daifugo", "rich_man_poor_man"])
+def test_search_with_policy_priors_takes_the_networks_likeliest_actions(name):
+    """``prior=policy``: the candidates are the zoo network's most likely legal actions, its arg max first; with
+    no margin for search to beat it the agent plays the network's choice, and it is legal and seeded."""
+    rules = preset(name)
+    obs, mask = decisions(rules, 7)
+    agent = make_agent(f"search:worlds=3,actions=3,policy=zoo:{name},prior=policy", rules)
+    net = make_agent(f"zoo:{name}", rules)
+    rng = np.random.default_rng(0)
+    base = net.act(obs, mask, rng)
+    cands = agent._candidates(obs, mask, base, rng)
+    z = np.where(mask, net.logits(obs, mask), -np.inf)
+    for r, c in enumerate(cands):
+        assert c[0] == base[r] and len(c) == min(3, int(mask[r].sum()))
+        assert list(np.sort(z[r, c])[::-1]) == list(z[r, c])           # in the network's order
+        assert z[r, c[-1]] >= np.sort(z[r])[::-1][len(c) - 1]        # the likeliest ones
+    a = agent.act(obs, mask, np.random.default_rng(1))
+    assert mask[np.arange(len(a)), a].all()
+    np.testing.assert_array_equal(a, make_agent(f"search:worlds=3,actions=3,policy=zoo:{name},prior=policy", rules)
+                                  .act(obs, mask, np.random.default_rng(1)))
+    never = make_agent(f"search:worlds=3,actions=3,policy=zoo:{name},prior=policy,z=1e9", rules)
+    np.testing.assert_array_equal(never.act(obs, mask, np.random.default_rng(1)), base)
+    with pytest.raises(ValueError, match="prior=policy needs a network"):
+        make_agent("search:prior=policy", rules)
+    with pytest.raises(ValueError, match="prior='best' must be heuristic or policy"):
+        make_agent("search:prior=best", rules)
