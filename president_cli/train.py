@@ -209,6 +209,10 @@ def cmd_train_rllib(args: argparse.Namespace) -> int:
         raise UsageError(UNTRUSTED_RESUME.format(resume=args.resume))   # before Ray starts
     try:
         import_ray()
+        if not args.no_progress:   # at once: starting Ray, its actors and RLlib takes tens of seconds
+            where = f"joining the Ray cluster at {args.address}" if args.address else "starting a local Ray"
+            print(f"president train --backend rllib: {args.preset}, {args.env_runners} env runner(s), into "
+                  f"{args.out}; {where} ...", file=sys.stderr, flush=True)
         from training.rllib_train import RllibInterrupted, RllibTrainArgs, format_result, train_rllib
 
         targs = RllibTrainArgs(preset=args.preset, players=args.players, timesteps=args.timesteps,
