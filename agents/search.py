@@ -155,6 +155,15 @@ class SearchAgent(Agent):
                 f"(at most {s.max_rollouts} a decision, budget {self.budget()}), {per:.1f} ms CPU a decision "
                 f"({per_searched:.1f} ms a searched one)")
 
+    def merge_work(self, copies: list[SearchAgent]) -> None:
+        """Add the work of ``copies`` of this agent, each taken as it is now and then played elsewhere (the Ray
+        tournament's tasks), to this agent's counters, as if it had played their decisions itself."""
+        before = SearchStats(**self.stats.__dict__)
+        for c in copies:
+            for f in ("decisions", "searched", "rollouts", "cpu_seconds"):
+                setattr(self.stats, f, getattr(self.stats, f) + getattr(c.stats, f) - getattr(before, f))
+            self.stats.max_rollouts = max(self.stats.max_rollouts, c.stats.max_rollouts)
+
     def _act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         t0 = time.process_time()
         try:
