@@ -127,6 +127,25 @@ def test_ray_search_table_and_counts_are_the_serial_ones(local_ray):
         assert getattr(ray_agent.stats, field) == getattr(serial_agent.stats, field) > 0, field
 
 
+def test_bench_ray_evaluate_reports_serial_and_ray_rows(local_ray, capsys):
+    """benchmarks/bench_ray_evaluate.py runs (on the module's Ray, which it leaves running) and checks the table."""
+    import importlib
+    import sys
+    from pathlib import Path
+
+    bench_dir = str(Path(__file__).resolve().parent.parent / "benchmarks")
+    sys.path.insert(0, bench_dir)
+    try:
+        bench = importlib.import_module("bench_ray_evaluate")
+    finally:
+        sys.path.remove(bench_dir)
+    rows = bench.main(["--preset", "president", "--players", "3", "--deals", "6", "--repeats", "1", "--hands", "2",
+                       "--tasks", "3", "--json"])
+    assert [r["path"] for r in rows] == ["serial", "ray_2"] and ray.is_initialized()
+    assert all(r["decisions"] > 0 and r["seconds"] > 0 for r in rows) and rows[1]["tasks"] == 3
+    assert '"same_table": true' in capsys.readouterr().out
+
+
 # --------------------------------------------------------------------------- Ray, two nodes
 def test_ray_tournament_on_two_nodes_is_the_serial_table():
     """A head and a worker node (each its own raylet, 1 CPU): the random entrants' tasks run on both nodes
