@@ -2,7 +2,8 @@
 
 * ``serial``: :func:`agents.arena.run_tournament` in this process (one core).
 * ``ray_N``: :func:`training.ray_evaluate.ray_tournament` on a local Ray started with ``--workers``
-  CPUs (the deals split into ``--tasks`` tasks, default 4 per CPU), timed from the call to the table:
+  CPUs (the deals split into ``--tasks`` tasks, default ``ray_tournament``'s: one per worker for tournaments
+  under 5,000 sessions a worker), timed from the call to the table:
   shipping the agents, the tasks, gathering and summarising the tallies. Ray's start and the workers'
   first task (imports, loading the compiled engine) are a warm-up, reported apart (``start s``).
 
@@ -45,7 +46,7 @@ def bench(preset: str, players: int | None, agents: list[str] | None, deals: int
     from agents.arena import run_tournament
     from president_env.core import preset as make_preset
     from training.ray_cluster import connect
-    from training.ray_evaluate import ray_tournament
+    from training.ray_evaluate import default_tasks, ray_tournament
 
     rules = make_preset(preset, **({"players": players} if players else {}))
     entrants = agents or ["random"] * rules.players
@@ -58,8 +59,9 @@ def bench(preset: str, players: int | None, agents: list[str] | None, deals: int
     started = not ray.is_initialized()
     connect(None, num_cpus=workers)
     try:
-        n_tasks = tasks or 4 * workers
-        ray_tournament(rules, entrants, 2 * n_tasks, tasks=n_tasks, **kw)   # warm-up: every worker's first task
+        sessions_per_deal = run_tournament(rules, entrants, 1, **kw).sessions
+        n_tasks = tasks or default_tasks(deals, deals * sessions_per_deal, workers)
+        ray_tournament(rules, entrants, 2 * workers, tasks=2 * workers, **kw)   # warm-up: every worker's first task
         startup = time.perf_counter() - t0
         times: dict[str, list[float]] = {"serial": [], "ray": []}
         tables: dict[str, dict] = {}
@@ -100,7 +102,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--agents", default=None, help="comma-separated entrants, one per seat (default: random in all)")
     ap.add_argument("--deals", type=int, default=2000, help="deals of the timed tournament (default 2000)")
     ap.add_argument("--workers", type=int, default=2, help="CPUs of the local Ray (default 2)")
-    ap.add_argument("--tasks", type=int, default=None, help="Ray tasks (default 4 per worker)")
+    ap.add_argument("--tasks", type=int, default=None, help="Ray tasks (default: ray_tournament's default)")
     ap.add_argument("--repeats", type=int, default=3, help="alternating serial/Ray pairs; rows give the median")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--hands", type=int, default=None, help="hands per session (default: whole sessions)")

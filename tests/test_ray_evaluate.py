@@ -19,7 +19,7 @@ from agents.arena import deal_uniforms, run_tournament  # noqa: E402
 from agents.random_agent import RandomAgent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from president_env.core import preset  # noqa: E402
-from training.ray_evaluate import ray_tournament  # noqa: E402
+from training.ray_evaluate import default_tasks, ray_tournament  # noqa: E402
 
 RULES = preset("president", players=3, hands_per_session=2)
 RANDOMS = ["random", "greedy", "random"]
@@ -102,6 +102,13 @@ def test_act_uniform_is_only_for_uniform_agents():
                                                    ) == [1]
     with pytest.raises(TypeError, match="uniform_draws"):
         make_agent("greedy", RULES).act_uniform(obs, mask, np.full(mask.shape, 0.5))
+
+
+def test_default_tasks_one_per_cpu_until_tasks_stay_large():
+    assert default_tasks(deals=2000, sessions=8000, cpus=2) == 2           # 4,000 sessions a task: one per CPU
+    assert default_tasks(deals=20000, sessions=80000, cpus=2) == 8         # large: up to 4 per CPU
+    assert default_tasks(deals=20000, sessions=80000, cpus=4) == 16
+    assert default_tasks(deals=3, sessions=12, cpus=8) == 3                # never more than one per deal
 
 
 # --------------------------------------------------------------------------- Ray, local mode

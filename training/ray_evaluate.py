@@ -8,7 +8,9 @@ arguments (only ``seconds`` and ``extra`` differ), by construction:
   seed by ``agents.arena.prepare_tournament``, as the serial run draws them
   (``SeedSequence(seed).spawn(P + 2)``: keys, seatings, one sequence per entrant, which gives the
   entrant one stream per deal), so a deal is the same deal whichever task plays it;
-* the deals are split into ``tasks`` runs of consecutive deals; every task plays its deals with
+* the deals are split into ``tasks`` runs of consecutive deals (by default one per CPU of the cluster, up
+  to four per CPU for tournaments large enough that every task keeps 5,000 sessions: a task steps
+  its batch until its longest session ends, a fixed cost of a few seconds); every task plays its deals with
   the arena's own loop (``agents.arena.play_deals``, in batches of ``batch_size`` sessions) into its
   own tally, and the driver puts the tallies back in deal order and summarises them with the
   arena's ``_summarise`` (the rating is updated session by session in deal order there);
@@ -43,7 +45,15 @@ from agents.base import Agent
 from president_env.core import Rules
 from training.ray_cluster import cluster_cpus, connect
 
-TASKS_PER_CPU = 4
+TASKS_PER_CPU = 4          # the most tasks per CPU by default (a finer split balances the load across nodes) ...
+MIN_TASK_SESSIONS = 5000   # ... as long as each task keeps this many sessions: a task steps its batch until its
+                           # longest session ends (thousands of steps, a fixed cost of a few seconds per task)
+
+
+def default_tasks(deals: int, sessions: int, cpus: int) -> int:
+    """The tasks of a tournament of ``sessions`` sessions on ``cpus`` CPUs: one per CPU, up to ``TASKS_PER_CPU`` per
+    CPU while every task keeps ``MIN_TASK_SESSIONS`` sessions; never more than one per deal."""
+    return max(1, min(deals, max(cpus, min(TASKS_PER_CPU * cpus, sessions // MIN_TASK_SESSIONS))))
 _TALLY_FIELDS = ("points", "hands", "pres", "scum", "possum", "ahead")
 
 
@@ -76,10 +86,11 @@ def ray_tournament(
 ) -> TournamentResult:
     """:func:`agents.arena.run_tournament` with the deals played in Ray tasks (see the module docstring).
 
-    ``tasks`` is the number of tasks the deals are split into (default: four per CPU of the cluster,
-    at most one per deal). ``address`` joins a cluster; without it (and without a running Ray) a
-    local Ray starts. ``result.extra``: ``"agents"`` (one per entrant, with the tasks' work counts
-    merged), ``"nodes"`` (node id -> tasks it ran) and ``"tasks"``."""
+    ``tasks`` is the number of tasks the deals are split into (default: :func:`default_tasks`, one per CPU
+    of the cluster, up to four per CPU for large tournaments, at most one per deal). ``address`` joins a
+    cluster; without it (and without a running Ray) a local Ray starts. ``result.extra``: ``"agents"``
+    (one per entrant, with the tasks' work counts merged), ``"nodes"`` (node id -> tasks it ran) and
+    ``"tasks"``."""
     if tasks is not None and tasks < 1:
         raise ValueError(f"tasks must be positive, got {tasks}")
     rules, names, keys, draw_keys, callers, game_ent, Q, per_batch = prepare_tournament(
@@ -88,7 +99,7 @@ def ray_tournament(
 
     ray = connect(address)
     remote = ray.remote(_play_task)
-    n = min(deals, tasks or TASKS_PER_CPU * cluster_cpus(ray))
+    n = min(deals, tasks or default_tasks(deals, deals * Q, cluster_cpus(ray)))
     chunks = _chunks(deals, math.ceil(deals / n))
 
     bar = None
