@@ -44,9 +44,11 @@ depend on the seed, the entrant and the deal, never on which other deals share i
   ``random``, ``ppo-sample:``) get them in one call per step, computed for every row from its
   deal's stream at position ``step * Q + rotation`` (:func:`deal_uniforms`, a counter-based
   splitmix64 hash; as fast as one ``rng.random`` per call);
-* other agents that draw (``search``, OpenSpiel bots, your own) are called once per deal in each
-  step with that deal's :class:`numpy.random.Generator` (:func:`deal_generator`), which lives for
-  the deal's sessions;
+* other agents that draw (``search``, OpenSpiel bots, your own) get one
+  :meth:`~agents.base.Agent.act_grouped` call a step, the rows of each deal with that deal's
+  :class:`numpy.random.Generator` (:func:`deal_generator`, which lives for the deal's sessions):
+  by default one ``act`` call per deal; ``search`` resamples each deal's worlds with its generator
+  and rolls them all out together;
 * deterministic agents are called once per step for all their rows, as before.
 
 Same rules, entrants, seed, deals and rotations -> same figures, for any ``batch_size`` and however
@@ -213,8 +215,8 @@ class _Caller:
 
     ``draws``: ``"none"`` (a deterministic agent: one call with ``rng``, a generator it never draws
     from), ``"uniform"`` (``uniform_draws``: one :meth:`Agent.act_uniform` call, every row's numbers from
-    its deal's stream, :func:`deal_uniforms`) or ``"deal"`` (one :meth:`Agent.act` call per deal, with
-    that deal's generator, :func:`deal_generator`)."""
+    its deal's stream, :func:`deal_uniforms`) or ``"deal"`` (one :meth:`Agent.act_grouped` call, the
+    rows of each deal with that deal's generator, :func:`deal_generator`)."""
 
     agent: Agent
     entrants: list[int]
@@ -313,13 +315,14 @@ def _play_chunk(rules: Rules, keys: np.ndarray, gidx: np.ndarray, ent_of_player:
                 u = deal_uniforms(draw_keys[deal, e], t * Q + gidx[idx] % Q, mask)
                 actions[idx] = cl.agent.act_uniform(obs[idx], mask, u)
                 continue
-            cuts = np.flatnonzero(deal[1:] != deal[:-1]) + 1     # rows are in session order, so deal order
-            for rows in np.split(idx, cuts):
-                d = int(gidx[rows[0]] // Q)
+            starts = np.flatnonzero(np.r_[True, deal[1:] != deal[:-1]])   # rows are in session order: deal order
+            rngs = []
+            for d in deal[starts].tolist():
                 gen = gens[i].get(d)
                 if gen is None:
                     gen = gens[i][d] = deal_generator(draw_keys[d, e])
-                actions[rows] = cl.agent.act(obs[rows], st.legal[rows], gen)
+                rngs.append(gen)
+            actions[idx] = cl.agent.act_grouped(obs[idx], st.legal[idx], rngs, np.r_[starts, idx.size])
         t += 1
         tally.decisions += int(live.sum())
         step_inplace(rules, st, actions)

@@ -139,6 +139,24 @@ class Agent(ABC):
 
     __call__ = act
 
+    def act_grouped(self, obs: np.ndarray, mask: np.ndarray, rngs: list[np.random.Generator],
+                    bounds: np.ndarray) -> np.ndarray:
+        """:meth:`act` on rows in groups, each with its own generator: rows ``bounds[k]:bounds[k + 1]`` draw from
+        ``rngs[k]`` only, and get what :meth:`act` gives them alone with ``rngs[k]`` (a tournament's rows of
+        different deals). ``bounds`` (G + 1,) runs from 0 to N. One :meth:`act` call per group unless a subclass
+        does better (:meth:`_act_grouped`, e.g. ``search``: the worlds of each group, the rollouts together)."""
+        obs, mask = self.check_batch(obs, mask)
+        bounds = np.asarray(bounds, dtype=np.int64)
+        if bounds.ndim != 1 or len(bounds) != len(rngs) + 1 or bounds[0] != 0 or bounds[-1] != obs.shape[0] or (
+                np.diff(bounds) < 0).any():
+            raise ValueError(f"{self.name}: bounds must run from 0 to {obs.shape[0]}, one group per generator "
+                             f"({len(rngs)}), got {bounds.tolist()}")
+        if not all(isinstance(g, np.random.Generator) for g in rngs):
+            raise TypeError("rngs must be numpy.random.Generator objects")
+        if obs.shape[0] == 0:
+            return np.zeros(0, dtype=np.int64)
+        return np.asarray(self._act_grouped(obs, mask, rngs, bounds), dtype=np.int64)
+
     def act_uniform(self, obs: np.ndarray, mask: np.ndarray, u: np.ndarray) -> np.ndarray:
         """:meth:`act` with the random numbers given: ``u`` (N, A) holds a uniform number in (0, 1) for every
         legal action of every row (other entries are ignored). Only for agents with ``uniform_draws``."""
@@ -159,6 +177,16 @@ class Agent(ABC):
     def _act_uniform(self, obs: np.ndarray, mask: np.ndarray, u: np.ndarray) -> np.ndarray:
         """The policy on a checked, non-empty batch, drawing only from ``u`` (agents with ``uniform_draws``)."""
         raise NotImplementedError
+
+    def _act_grouped(self, obs: np.ndarray, mask: np.ndarray, rngs: list[np.random.Generator],
+                     bounds: np.ndarray) -> np.ndarray:
+        """The policy on checked groups of rows (see :meth:`act_grouped`): one :meth:`_act` call per group."""
+        out = np.zeros(obs.shape[0], dtype=np.int64)
+        for k, rng in enumerate(rngs):
+            a, b = int(bounds[k]), int(bounds[k + 1])
+            if b > a:
+                out[a:b] = self._act(obs[a:b], mask[a:b], rng)
+        return out
 
     def check_batch(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Validate shapes and dtypes; raise ``ValueError`` naming what is wrong."""
