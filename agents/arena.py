@@ -31,7 +31,30 @@ entrant ``i`` finished ahead of entrant ``j``. The rating is an OpenSkill
 Plackett-Luce rating updated once per session (ranked by session points), in
 deal order.
 
-Same rules, entrants, seed, deals, rotations and ``batch_size`` -> same figures.
+Random numbers
+--------------
+Everything is drawn from the seed: ``SeedSequence(seed).spawn(P + 2)`` gives the deal keys, the
+seatings and one sequence per entrant. An entrant that draws random numbers (``random``,
+``ppo-sample:``, ``search``: any agent whose ``deterministic`` is False) draws, in each deal, from
+that deal's own stream, keyed by ``draw_keys[deal, entrant]`` (the entrant's sequence's
+``generate_state(deals)``) and used for that deal's sessions only. So the numbers a game sees
+depend on the seed, the entrant and the deal, never on which other deals share its batch:
+
+* agents whose only randomness is one uniform number per legal action (``uniform_draws``:
+  ``random``, ``ppo-sample:``) get them in one call per step, computed for every row from its
+  deal's stream at position ``step * Q + rotation`` (:func:`deal_uniforms`, a counter-based
+  splitmix64 hash; as fast as one ``rng.random`` per call);
+* other agents that draw (``search``, OpenSpiel bots, your own) get one
+  :meth:`~agents.base.Agent.act_grouped` call a step, the rows of each deal with that deal's
+  :class:`numpy.random.Generator` (:func:`deal_generator`, which lives for the deal's sessions):
+  by default one ``act`` call per deal; ``search`` resamples each deal's worlds with its generator
+  and rolls them all out together;
+* deterministic agents are called once per step for all their rows, as before.
+
+Same rules, entrants, seed, deals and rotations -> same figures, for any ``batch_size`` and however
+the deals are split (the Ray tournament, ``training.ray_evaluate``, splits them into tasks). (Before
+the per-deal streams one generator per entrant ran through the batches in order, so the figures
+of random entrants depended on ``batch_size`` and differ from today's.)
 """
 
 from __future__ import annotations
@@ -46,6 +69,7 @@ from typing import Any
 import numpy as np
 
 from president_env.core import OVER, Rules, current_player, init, make_keys, observe, step_inplace
+from president_env.core.kernel.jit import njit
 
 from .base import Agent
 from .registry import make_agent
@@ -187,11 +211,17 @@ class _Tally:
 
 @dataclass
 class _Caller:
-    """One policy call per step: an agent, the entrants it plays for, the generator it draws from."""
+    """One policy call per step: an agent, the entrants it plays for, how it gets its random numbers.
+
+    ``draws``: ``"none"`` (a deterministic agent: one call with ``rng``, a generator it never draws
+    from), ``"uniform"`` (``uniform_draws``: one :meth:`Agent.act_uniform` call, every row's numbers from
+    its deal's stream, :func:`deal_uniforms`) or ``"deal"`` (one :meth:`Agent.act_grouped` call, the
+    rows of each deal with that deal's generator, :func:`deal_generator`)."""
 
     agent: Agent
     entrants: list[int]
     rng: np.random.Generator
+    draws: str = "none"
 
 
 def _callers(agents: list[Agent], rngs: list[np.random.Generator]) -> list[_Caller]:
@@ -199,24 +229,72 @@ def _callers(agents: list[Agent], rngs: list[np.random.Generator]) -> list[_Call
     out: list[_Caller] = []
     shared: dict[int, _Caller] = {}
     for e, a in enumerate(agents):
-        if getattr(a, "deterministic", False) and id(a) in shared:
+        deterministic = bool(getattr(a, "deterministic", False))
+        if deterministic and id(a) in shared:
             shared[id(a)].entrants.append(e)
             continue
-        caller = _Caller(a, [e], rngs[e])
+        draws = "none" if deterministic else "uniform" if getattr(a, "uniform_draws", False) else "deal"
+        caller = _Caller(a, [e], rngs[e], draws)
         shared[id(a)] = caller
         out.append(caller)
     return out
 
 
+_GAMMA = np.uint64(0x9E3779B97F4A7C15)      # splitmix64's increment and mixing constants
+_MIX1, _MIX2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+_ONE, _S30, _S27, _S31, _S11 = (np.uint64(k) for k in (1, 30, 27, 31, 11))
+
+
+@njit(inline="always")
+def _mix64(z: np.uint64) -> np.uint64:
+    """splitmix64's output function (wrapping uint64 arithmetic)."""
+    z = (z ^ (z >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
+    return z ^ (z >> _S31)
+
+
+@njit
+def _uniforms_kernel(stream: np.ndarray, counter: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
+    for r in range(mask.shape[0]):
+        seed = _mix64(stream[r] + _GAMMA * (np.uint64(counter[r]) + _ONE))
+        for a in range(mask.shape[1]):
+            if mask[r, a]:
+                bits = _mix64(seed + _GAMMA * (np.uint64(a) + _ONE))
+                out[r, a] = (np.float64(bits >> _S11) + 0.5) * 1.1102230246251565e-16     # 2**-53
+
+
+def deal_uniforms(stream: np.ndarray, counter: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """(N, A) uniform numbers in (0, 1) at the legal actions of ``mask`` (0 elsewhere) for rows whose deal streams
+    are ``stream`` (N,) uint64 at positions ``counter`` (N,) int: position ``c`` of stream ``k`` seeds a splitmix64
+    sequence ``mix(k + (c+1) * gamma)``, whose output ``a + 1`` is the number of action ``a`` (its top 53 bits, plus
+    half a step). A number depends on (stream, position, action) only, never on the other rows of the batch."""
+    out = np.zeros(mask.shape)
+    _uniforms_kernel(np.ascontiguousarray(stream, dtype=np.uint64), np.ascontiguousarray(counter, dtype=np.int64),
+                     np.ascontiguousarray(mask, dtype=np.bool_), out)
+    return out
+
+
+def deal_generator(stream: np.uint64 | int) -> np.random.Generator:
+    """The generator of one entrant in one deal, from its stream key (``draw_keys[deal, entrant]``)."""
+    return np.random.default_rng(int(stream))
+
+
 def _play_chunk(rules: Rules, keys: np.ndarray, gidx: np.ndarray, ent_of_player: np.ndarray,
-                callers: list[_Caller], tally: _Tally, bar: Any) -> None:
-    """Play the sessions ``gidx`` (keys per game, entrant of each player) to the end, counting into ``tally``."""
+                callers: list[_Caller], tally: _Tally, bar: Any, draw_keys: np.ndarray, Q: int) -> None:
+    """Play the sessions ``gidx`` (keys per game, entrant of each player) to the end, counting into ``tally``.
+
+    Session ``g`` is rotation ``g % Q`` of deal ``g // Q``; ``draw_keys[g // Q, e]`` is entrant ``e``'s random
+    stream in that deal. Every session starts at step 0 and makes one decision a step, so step ``t`` is its
+    decision ``t`` whatever else is in the batch: a row of a ``"uniform"`` caller takes position ``t * Q + q`` of
+    its deal's stream, and the rows of one deal reach a ``"deal"`` caller in the same groups in any batch."""
     E = ent_of_player.shape[1]
     st = init(rules, keys=keys)
     done = np.zeros(len(gidx), dtype=bool)
     lut = np.full((len(callers), E), False)
     for i, cl in enumerate(callers):
         lut[i, cl.entrants] = True
+    gens: list[dict[int, np.random.Generator]] = [{} for _ in callers]
+    t = 0
     while True:
         B = len(gidx)
         cur = current_player(st)
@@ -226,8 +304,26 @@ def _play_chunk(rules: Rules, keys: np.ndarray, gidx: np.ndarray, ent_of_player:
         live = ~done
         for i, cl in enumerate(callers):
             idx = np.flatnonzero(live & lut[i][ent])
-            if idx.size:
+            if not idx.size:
+                continue
+            if cl.draws == "none":
                 actions[idx] = cl.agent.act(obs[idx], st.legal[idx], cl.rng)
+                continue
+            deal, e = gidx[idx] // Q, cl.entrants[0]
+            if cl.draws == "uniform":
+                mask = st.legal[idx]
+                u = deal_uniforms(draw_keys[deal, e], t * Q + gidx[idx] % Q, mask)
+                actions[idx] = cl.agent.act_uniform(obs[idx], mask, u)
+                continue
+            starts = np.flatnonzero(np.r_[True, deal[1:] != deal[:-1]])   # rows are in session order: deal order
+            rngs = []
+            for d in deal[starts].tolist():
+                gen = gens[i].get(d)
+                if gen is None:
+                    gen = gens[i][d] = deal_generator(draw_keys[d, e])
+                rngs.append(gen)
+            actions[idx] = cl.agent.act_grouped(obs[idx], st.legal[idx], rngs, np.r_[starts, idx.size])
+        t += 1
         tally.decisions += int(live.sum())
         step_inplace(rules, st, actions)
         ho = np.flatnonzero(st.hand_over)
@@ -269,7 +365,7 @@ def run_tournament(
     ``batch_size`` caps the games stepped together (whole deals per batch). ``desc`` names
     the progress bar (default: the preset and the number of players).
     """
-    rules, names, keys, callers, game_ent, Q, per_batch = prepare_tournament(
+    rules, names, keys, draw_keys, callers, game_ent, Q, per_batch = prepare_tournament(
         rules, entrants, deals, seed, rotations, hands_per_session, batch_size)
     P = rules.players
     bar = None
@@ -277,7 +373,7 @@ def run_tournament(
         from tqdm import tqdm
         bar = tqdm(total=deals * Q, unit="session", desc=desc or f"{rules.name} x{P}", leave=False)
     t0 = time.perf_counter()
-    tally, _ = play_deals(rules, keys, game_ent, callers, per_batch, bar)
+    tally, _ = play_deals(rules, keys, game_ent, callers, per_batch, bar, draw_keys)
     seconds = time.perf_counter() - t0
     if bar is not None:
         bar.close()
@@ -285,24 +381,30 @@ def run_tournament(
 
 
 def play_deals(rules: Rules, keys: np.ndarray, game_ent: np.ndarray, callers: list[_Caller], per_batch: int,
-               bar: Any = None) -> tuple[_Tally, list[_Caller]]:
-    """Play ``keys``' deals (``game_ent``: the entrant of each player of each of their sessions, deal-major) in
-    batches of ``per_batch`` deals; return the tally and the callers after play (a Ray task's answer too)."""
+               bar: Any = None, draw_keys: np.ndarray | None = None) -> tuple[_Tally, list[_Caller]]:
+    """Play ``keys``' deals (``game_ent``: the entrant of each player of each of their sessions, deal-major;
+    ``draw_keys``: the entrants' random streams in each deal, (deals, P) uint64) in batches of ``per_batch``
+    deals; return the tally and the callers after play (a Ray task's answer too)."""
     Q = game_ent.shape[0] // len(keys)
+    if draw_keys is None:
+        if any(cl.draws != "none" for cl in callers):
+            raise ValueError("entrants that draw random numbers need draw_keys, their streams in each deal")
+        draw_keys = np.zeros((len(keys), game_ent.shape[1]), np.uint64)
     tally = _Tally.zeros(game_ent.shape[0], rules.players)
     for d0 in range(0, len(keys), per_batch):
         d1 = min(len(keys), d0 + per_batch)
         gidx = np.arange(d0 * Q, d1 * Q)
-        _play_chunk(rules, np.repeat(keys[d0:d1], Q), gidx, game_ent[gidx], callers, tally, bar)
+        _play_chunk(rules, np.repeat(keys[d0:d1], Q), gidx, game_ent[gidx], callers, tally, bar, draw_keys, Q)
     return tally, callers
 
 
 def prepare_tournament(rules: Rules, entrants: Sequence[str | Agent], deals: int, seed: int, rotations: str,
                        hands_per_session: int | None, batch_size: int
-                       ) -> tuple[Rules, list[str], np.ndarray, list[_Caller], np.ndarray, int, int]:
+                       ) -> tuple[Rules, list[str], np.ndarray, np.ndarray, list[_Caller], np.ndarray, int, int]:
     """Check a tournament's arguments and draw what it plays from the seed: (rules, entrant names, deal keys,
-    callers, entrant of each player of each session (G, P), sessions per deal Q, deals per batch). Shared by
-    :func:`run_tournament` and the Ray tournament, so both play the same deals with the same generators."""
+    the entrants' random streams in each deal (deals, P) uint64, callers, entrant of each player of each session
+    (G, P), sessions per deal Q, deals per batch). Shared by :func:`run_tournament` and the Ray tournament, so
+    both play the same deals with the same random numbers."""
     if not isinstance(rules, Rules):
         raise TypeError(f"rules must be a Rules object, got {type(rules).__name__}")
     if hands_per_session is not None:
@@ -332,9 +434,10 @@ def prepare_tournament(rules: Rules, entrants: Sequence[str | Agent], deals: int
     key_seq, seat_seq, *agent_seqs = np.random.SeedSequence(seed).spawn(P + 2)
     keys = make_keys(deals, np.random.default_rng(key_seq))
     callers = _callers(agents, [np.random.default_rng(s) for s in agent_seqs])
+    draw_keys = np.stack([s.generate_state(deals, np.uint64) for s in agent_seqs], axis=1)
     seats = seatings(P, deals, rotations, np.random.default_rng(seat_seq))
     Q = seats.shape[1]
-    return rules, names, keys, callers, seats.reshape(deals * Q, P), Q, max(1, batch_size // Q)
+    return rules, names, keys, draw_keys, callers, seats.reshape(deals * Q, P), Q, max(1, batch_size // Q)
 
 
 def _summarise(rules: Rules, names: list[str], deals: int, rotations: str, seed: int, seconds: float,

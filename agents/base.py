@@ -115,6 +115,10 @@ class Agent(ABC):
     name: str = "agent"
     #: the agent never draws from ``rng`` (same observation and mask -> same action)
     deterministic: bool = False
+    #: the agent's only randomness is one uniform number per legal action of a row: it implements
+    #: :meth:`_act_uniform`, so a tournament can hand every row numbers from that row's own deal
+    #: (:meth:`act_uniform`, one vectorised call) instead of calling :meth:`act` once per deal
+    uniform_draws: bool = False
 
     def __init__(self, rules: Rules) -> None:
         if not isinstance(rules, Rules):
@@ -135,9 +139,54 @@ class Agent(ABC):
 
     __call__ = act
 
+    def act_grouped(self, obs: np.ndarray, mask: np.ndarray, rngs: list[np.random.Generator],
+                    bounds: np.ndarray) -> np.ndarray:
+        """:meth:`act` on rows in groups, each with its own generator: rows ``bounds[k]:bounds[k + 1]`` draw from
+        ``rngs[k]`` only, and get what :meth:`act` gives them alone with ``rngs[k]`` (a tournament's rows of
+        different deals). ``bounds`` (G + 1,) runs from 0 to N. One :meth:`act` call per group unless a subclass
+        does better (:meth:`_act_grouped`, e.g. ``search``: the worlds of each group, the rollouts together)."""
+        obs, mask = self.check_batch(obs, mask)
+        bounds = np.asarray(bounds, dtype=np.int64)
+        if bounds.ndim != 1 or len(bounds) != len(rngs) + 1 or bounds[0] != 0 or bounds[-1] != obs.shape[0] or (
+                np.diff(bounds) < 0).any():
+            raise ValueError(f"{self.name}: bounds must run from 0 to {obs.shape[0]}, one group per generator "
+                             f"({len(rngs)}), got {bounds.tolist()}")
+        if not all(isinstance(g, np.random.Generator) for g in rngs):
+            raise TypeError("rngs must be numpy.random.Generator objects")
+        if obs.shape[0] == 0:
+            return np.zeros(0, dtype=np.int64)
+        return np.asarray(self._act_grouped(obs, mask, rngs, bounds), dtype=np.int64)
+
+    def act_uniform(self, obs: np.ndarray, mask: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """:meth:`act` with the random numbers given: ``u`` (N, A) holds a uniform number in (0, 1) for every
+        legal action of every row (other entries are ignored). Only for agents with ``uniform_draws``."""
+        if not self.uniform_draws:
+            raise TypeError(f"{self.name} does not act on given uniform numbers (uniform_draws is False)")
+        obs, mask = self.check_batch(obs, mask)
+        u = np.asarray(u, dtype=np.float64)
+        if u.shape != mask.shape:
+            raise ValueError(f"{self.name}: the uniform numbers must have the masks' shape {mask.shape}, got {u.shape}")
+        if obs.shape[0] == 0:
+            return np.zeros(0, dtype=np.int64)
+        return np.asarray(self._act_uniform(obs, mask, u), dtype=np.int64)
+
     @abstractmethod
     def _act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """The policy on a checked, non-empty batch."""
+
+    def _act_uniform(self, obs: np.ndarray, mask: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """The policy on a checked, non-empty batch, drawing only from ``u`` (agents with ``uniform_draws``)."""
+        raise NotImplementedError
+
+    def _act_grouped(self, obs: np.ndarray, mask: np.ndarray, rngs: list[np.random.Generator],
+                     bounds: np.ndarray) -> np.ndarray:
+        """The policy on checked groups of rows (see :meth:`act_grouped`): one :meth:`_act` call per group."""
+        out = np.zeros(obs.shape[0], dtype=np.int64)
+        for k, rng in enumerate(rngs):
+            a, b = int(bounds[k]), int(bounds[k + 1])
+            if b > a:
+                out[a:b] = self._act(obs[a:b], mask[a:b], rng)
+        return out
 
     def check_batch(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Validate shapes and dtypes; raise ``ValueError`` naming what is wrong."""
@@ -176,6 +225,7 @@ class PolicyAgent(Agent):
     """
 
     name = "ppo"
+    uniform_draws = True
 
     def __init__(self, path: str | Path, rules: Rules, deterministic: bool = True, name: str | None = None) -> None:
         super().__init__(rules)
@@ -188,14 +238,27 @@ class PolicyAgent(Agent):
     def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """(N, A) action logits of the policy (before masking)."""
 
-    def _act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def _finite_logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         z = np.asarray(self.logits(obs, mask), dtype=np.float64).copy()
         broken = ~np.isfinite(np.where(mask, z, 0.0)).all(axis=1)
         if broken.any():   # an overflowing network: no legal action can be told from another, nor chosen
             raise PolicyError(f"{self.name}: the network gave a non-finite logit (NaN or infinity) to a legal action "
                               f"in row {int(np.argmax(broken))} of the batch; its weights overflow, so it cannot play")
+        return z
+
+    def _act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        z = self._finite_logits(obs, mask)
         if not self.deterministic:
             z = z + rng.gumbel(size=z.shape)
+        z[~mask] = -np.inf
+        return np.argmax(z, axis=1)
+
+    def _act_uniform(self, obs: np.ndarray, mask: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """Sampling with the given numbers: Gumbel-max with ``-log(-log(u))`` (the most likely action when
+        ``deterministic``)."""
+        z = self._finite_logits(obs, mask)
+        if not self.deterministic:
+            z = z - np.log(-np.log(np.where(mask, u, 0.5)))
         z[~mask] = -np.inf
         return np.argmax(z, axis=1)
 

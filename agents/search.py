@@ -31,6 +31,7 @@ import numpy as np
 
 from president_env.core import OVER, Rules, current_player, observe, step_inplace
 from president_env.core.resample import worlds_from_observation
+from president_env.core.state import State
 
 from .base import Agent, PolicyAgent
 from .greedy import GreedyAgent
@@ -164,6 +165,15 @@ class SearchAgent(Agent):
                 f"(at most {s.max_rollouts} a decision, budget {self.budget()}), {per:.1f} ms CPU a decision "
                 f"({per_searched:.1f} ms a searched one)")
 
+    def merge_work(self, copies: list[SearchAgent]) -> None:
+        """Add the work of ``copies`` of this agent, each taken as it is now and then played elsewhere (the Ray
+        tournament's tasks), to this agent's counters, as if it had played their decisions itself."""
+        before = SearchStats(**self.stats.__dict__)
+        for c in copies:
+            for f in ("decisions", "searched", "rollouts", "cpu_seconds"):
+                setattr(self.stats, f, getattr(self.stats, f) + getattr(c.stats, f) - getattr(before, f))
+            self.stats.max_rollouts = max(self.stats.max_rollouts, c.stats.max_rollouts)
+
     def _act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         t0 = time.process_time()
         try:
@@ -207,8 +217,59 @@ class SearchAgent(Agent):
             out.append(seen)
         return out
 
+    def _act_grouped(self, obs: np.ndarray, mask: np.ndarray, rngs: list[np.random.Generator],
+                     bounds: np.ndarray) -> np.ndarray:
+        """Groups of rows, each with its own generator (a tournament's deals), as one call per group would play
+        them: each group's worlds are dealt from its generator in the chunks that call would use, and the
+        rollouts of all groups are stepped together (up to ``batch`` at a time). Only when the fallback and the
+        rollout policy draw nothing (the heuristic, the greedy agent, ``zoo:``); otherwise one call per group."""
+        if not (getattr(self.fallback, "deterministic", False) and getattr(self.policy, "deterministic", False)):
+            return super()._act_grouped(obs, mask, rngs, bounds)
+        t0 = time.process_time()
+        try:
+            base = np.asarray(self.fallback.act(obs, mask, rngs[0]), dtype=np.int64)   # draws nothing
+            out = base.copy()
+            self.stats.decisions += obs.shape[0]
+            todo = np.flatnonzero(mask.sum(axis=1) > 1)
+            if todo.size == 0:
+                return out
+            cands = self._candidates(obs[todo], mask[todo], base[todo], rngs[0])
+            per_row = max(1, self.batch // self.budget())
+            group = np.searchsorted(bounds, todo, side="right") - 1
+            pending: list[tuple[np.ndarray, tuple]] = []
+
+            def flush() -> None:
+                worlds = State.concat([plan[0] for _, plan in pending])
+                values = self._rollout(worlds, np.concatenate([plan[1] for _, plan in pending]), rngs[0])
+                start = 0
+                for pos, plan in pending:
+                    size = plan[1].size
+                    out[todo[pos]] = self._decide([cands[j] for j in pos], plan, values[start:start + size])
+                    start += size
+                pending.clear()
+
+            for k, rng in enumerate(rngs):
+                pos_k = np.flatnonzero(group == k)
+                for i in range(0, pos_k.size, per_row):          # the chunks of a call on this group alone
+                    pos = pos_k[i:i + per_row]
+                    pending.append((pos, self._plan(obs[todo[pos]], [cands[j] for j in pos], rng)))
+                    if sum(plan[1].size for _, plan in pending) >= self.batch:
+                        flush()
+            if pending:
+                flush()
+            return out
+        finally:
+            self.stats.cpu_seconds += time.process_time() - t0
+
     def _search(self, obs: np.ndarray, cands: list[list[int]], rng: np.random.Generator) -> np.ndarray:
         """The chosen action of each row (see the module doc)."""
+        plan = self._plan(obs, cands, rng)
+        return self._decide(cands, plan, self._rollout(plan[0], plan[1], rng))
+
+    def _plan(self, obs: np.ndarray, cands: list[list[int]], rng: np.random.Generator
+              ) -> tuple[State, np.ndarray, np.ndarray, np.ndarray]:
+        """The rollouts of the rows' decisions: (worlds, one per rollout; first actions; candidates a row;
+        worlds a row), the worlds dealt from ``rng``."""
         R, W = obs.shape[0], self.worlds
         n_c = np.array([len(c) for c in cands])
         if self.rollouts:
@@ -217,15 +278,18 @@ class SearchAgent(Agent):
         else:
             w_r = np.full(R, W)
         worlds = worlds_from_observation(self.rules, obs, W, rng)
-        rows, wid, acts = [], [], []
+        wid, acts = [], []
         for r in range(R):
             for w in range(int(w_r[r])):
                 for i in range(int(n_c[r])):
-                    rows.append(r)
                     wid.append(r * W + w)
                     acts.append(cands[r][i])
-        rows_a, acts_a = np.array(rows), np.array(acts, dtype=np.int64)
-        values = self._rollout(worlds.take(np.array(wid)), acts_a, rng)
+        return worlds.take(np.array(wid)), np.array(acts, dtype=np.int64), n_c, w_r
+
+    def _decide(self, cands: list[list[int]], plan: tuple, values: np.ndarray) -> np.ndarray:
+        """The chosen action of each row from its rollouts' values (and the counts of the work)."""
+        _, acts, n_c, w_r = plan
+        R = len(cands)
         n_roll = n_c * w_r
         self.stats.searched += R
         self.stats.rollouts += int(n_roll.sum())
@@ -237,7 +301,7 @@ class SearchAgent(Agent):
             v = values[start:start + k * w].reshape(w, k)
             start += k * w
             choice[r] = cands[r][self._pick(v)]
-        assert start == rows_a.size
+        assert start == acts.size
         return choice
 
     def _pick(self, v: np.ndarray) -> int:

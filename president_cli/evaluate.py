@@ -70,7 +70,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--address", default=None, metavar="ADDR",
                    help="with --ray: the Ray cluster to run on (HOST:PORT of `ray start --head`, auto, ray://HOST:PORT)")
     p.add_argument("--tasks", type=int_range(1, 10_000), default=None,
-                   help="with --ray: tasks to split the deals into (default: 4 per CPU of the cluster)")
+                   help="with --ray: tasks to split the deals into (default: 1 per CPU of the cluster, up to 4 per "
+                        "CPU while each task keeps 5,000 sessions)")
     p.add_argument("--trust-pickle", action="store_true",
                    help="allow ppo:MODEL.zip (a stable-baselines3 zip can run code from the file when it loads; "
                         "prefer an agent file: president export-agent)")

@@ -124,8 +124,11 @@ def test_two_copies_of_one_agent_come_out_level_within_their_intervals() -> None
     res = run_tournament(rules, ["greedy", "greedy", "random", "random"], deals=150, seed=8, rating=False)
     g1, g2, r1, r2 = res.entrants
     for x, y in ((g1, g2), (r1, r2)):
-        assert x.points_ci95[0] <= y.points_per_hand <= x.points_ci95[1] or \
-            y.points_ci95[0] <= x.points_per_hand <= y.points_ci95[1]
+        # the copies' figures are anticorrelated (one field, zero-sum points), so compare them deal by deal:
+        # the 95% interval of the per-deal difference holds 0 (one mean inside the other's interval is a
+        # stricter test that copies fail in about half the seeds)
+        d = res.per_deal_points[:, x.index] - res.per_deal_points[:, y.index]
+        assert abs(d.mean()) <= 1.959963984540054 * d.std(ddof=1) / math.sqrt(len(d))
         assert max(x.points_ci95[0], y.points_ci95[0]) < min(x.points_ci95[1], y.points_ci95[1])
     # while the different agents are far apart
     assert min(g1.points_ci95[0], g2.points_ci95[0]) > max(r1.points_ci95[1], r2.points_ci95[1])
