@@ -46,8 +46,7 @@ from ray.rllib.env.utils.infinite_lookback_buffer import InfiniteLookbackBuffer
 from president_env.aec_env import hand_rewards, make_rules, observation_box
 from president_env.core import OVER, Rules, current_player, init, make_keys, n_actions, step_inplace
 from president_env.core import observation as O
-
-ENV_KEYS = ("preset", "players", "episode", "start_ranks", "reward")
+from training.rllib_env import ENV_KEYS
 
 
 def seat_spaces(rules: Rules) -> tuple[gymnasium.spaces.Dict, gymnasium.spaces.Discrete]:
