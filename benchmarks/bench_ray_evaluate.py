@@ -45,7 +45,6 @@ def bench(preset: str, players: int | None, agents: list[str] | None, deals: int
     """(rows, info): the median seconds of ``repeats`` alternating serial and Ray runs of one tournament."""
     from agents.arena import run_tournament
     from president_env.core import preset as make_preset
-    from training.ray_cluster import connect
     from training.ray_evaluate import default_tasks, ray_tournament
 
     rules = make_preset(preset, **({"players": players} if players else {}))
@@ -57,7 +56,8 @@ def bench(preset: str, players: int | None, agents: list[str] | None, deals: int
     import ray
 
     started = not ray.is_initialized()
-    connect(None, num_cpus=workers)
+    if started:      # a Ray of its own: address="local" never joins another cluster running on this machine
+        ray.init(address="local", num_cpus=workers, include_dashboard=False, log_to_driver=False)
     try:
         sessions_per_deal = run_tournament(rules, entrants, 1, **kw).sessions
         n_tasks = tasks or default_tasks(deals, deals * sessions_per_deal, workers)

@@ -42,10 +42,12 @@ def serial_random():
 
 @pytest.fixture(scope="module")
 def local_ray():
-    """A local Ray of this test module's own (2 CPUs), shut down after the module; never ``address="auto"``."""
+    """A local Ray of this test module's own (2 CPUs), shut down after the module. ``address="local"``: a new
+    instance even when another cluster runs on this machine (plain ``ray.init()`` would join the latest one
+    started by ``ray start`` or a ``Cluster``)."""
     if ray.is_initialized():
         ray.shutdown()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield ray
     ray.shutdown()
 
@@ -189,11 +191,16 @@ def test_bench_ray_evaluate_reports_serial_and_ray_rows(local_ray, capsys):
 
 
 # --------------------------------------------------------------------------- Ray, two nodes
-def test_ray_tournament_on_two_nodes_is_the_serial_table():
+def test_ray_tournament_on_two_nodes_is_the_serial_table(monkeypatch):
     """A head and a worker node (each its own raylet, 1 CPU): the random entrants' tasks run on both nodes
     and the table is the serial one."""
     from ray.cluster_utils import Cluster
 
+    # A Cluster writes its address to /tmp/ray/ray_current_cluster (where any plain ray.init() on this machine
+    # would find and join it) and deletes that file at shutdown, whoever wrote it: neither, here; the driver
+    # joins by the address itself.
+    monkeypatch.setattr(ray._private.utils, "write_ray_address", lambda *args, **kwargs: None)
+    monkeypatch.setattr(ray._common.utils, "reset_ray_address", lambda *args, **kwargs: None)
     if ray.is_initialized():
         ray.shutdown()
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
