@@ -69,7 +69,7 @@ def bench_rllib(preset: str, runners: int, iterations: int, train_batch: int, nu
     rules = make_preset(preset)
     s = rllib_settings(**{"train_batch": train_batch, "minibatch": 4096, "epochs": 4, **overrides})
     t0 = time.perf_counter()
-    ray.init(num_cpus=max(num_cpus, runners), include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=max(num_cpus, runners), include_dashboard=False, log_to_driver=False)
     try:
         algo = build_config(preset, None, s, runners, "shared", 0, module_ids(rules, "shared")).build_algo()
         algo.train()                                           # warm-up: actors, first weights, compiled paths
@@ -98,7 +98,7 @@ def bench_sampling(preset: str, runners: int, rounds: int, train_batch: int, num
 
     rules = make_preset(preset)
     s = rllib_settings(**{"train_batch": train_batch, **overrides})
-    ray.init(num_cpus=max(num_cpus, runners), include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=max(num_cpus, runners), include_dashboard=False, log_to_driver=False)
     try:
         algo = build_config(preset, None, s, runners, "shared", 0, module_ids(rules, "shared")).build_algo()
 

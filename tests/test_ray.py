@@ -40,7 +40,7 @@ UNREACHABLE = "127.0.0.1:1"     # nothing listens on port 1 of this machine: ref
 
 @pytest.fixture(scope="module")
 def local_ray():
-    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=1, include_dashboard=False, log_to_driver=False)
     yield ray
     ray.shutdown()
 

@@ -78,7 +78,7 @@ def connect(address: str | None = None, num_cpus: int | None = None, **init_kwar
         except (ConnectionError, RuntimeError, ValueError) as e:
             raise RayUnavailable(f"cannot connect to the Ray cluster at {address}: {e}") from None
     else:
-        ray.init(num_cpus=num_cpus, **kwargs)
+        ray.init(address="local", num_cpus=num_cpus, **kwargs)   # a new instance, never a cluster running here
     return ray
 
 
