@@ -258,11 +258,12 @@ class BatchedEnvRunner(SingleAgentEnvRunner):
             if random_actions:
                 logits = np.zeros(mask.shape, dtype=np.float32)
             else:
-                batch = {Columns.OBS: {"observation": torch.from_numpy(obs), "action_mask": torch.from_numpy(mask)}}
+                batch = {Columns.OBS: {"observation": torch.from_numpy(obs).to(self._device),
+                                       "action_mask": torch.from_numpy(mask).to(self._device)}}
                 with torch.no_grad():
                     out = (self.module.forward_exploration(batch) if explore
                            else self.module.forward_inference(batch))
-                logits = out[Columns.ACTION_DIST_INPUTS].numpy()
+                logits = out[Columns.ACTION_DIST_INPUTS].cpu().numpy()
             actions, logp = sample_actions(logits, mask, env.rng, explore or random_actions)
             episodes_done += env.step(who, obs, mask, actions, logp, logits)
         rows = env.take_finished()
