@@ -193,3 +193,17 @@ def test_training_on_a_two_node_cluster_samples_on_the_worker_node(two_node_clus
     assert result.runner_nodes == [worker.node_id] * 2
     assert json.loads((tmp_path / "final.json").read_text())["runner_nodes"] == [worker.node_id] * 2
     assert result.agent_path.is_file()
+
+
+def test_resuming_a_checkpoint_of_other_policies_is_a_clear_error(tmp_path, capsys):
+    """Policies are read from the checkpoint's folder names (nothing unpickled) before Ray starts."""
+    ckpt = tmp_path / "ckpt"
+    (ckpt / "learner_group" / "learner" / "rl_module" / "shared").mkdir(parents=True)
+    with pytest.raises(SystemExit):
+        main(["train", "--backend", "rllib", "--out", str(tmp_path / "o"), "--resume", str(ckpt), "--trust-pickle"])
+    err = capsys.readouterr().err
+    assert "holds the policies ['shared']" in err and "needs ['default_policy']" in err
+    with pytest.raises(SystemExit):
+        main(["train", "--backend", "rllib", "--out", str(tmp_path / "o"), "--resume", str(ckpt), "--trust-pickle",
+              "--policies", "per-seat"])
+    assert "needs ['player_0', 'player_1', 'player_2', 'player_3']" in capsys.readouterr().err

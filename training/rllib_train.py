@@ -279,6 +279,8 @@ def train_rllib(args: RllibTrainArgs) -> RllibTrainResult:
     if args.resume and not args.trust_pickle:
         raise ValueError(f"--resume {args.resume}: RLlib stores a checkpoint with pickle, and loading one can run "
                          "code stored in it; pass --trust-pickle (trust_pickle=True) if you trust where it came from")
+    if args.resume:
+        _check_resume_modules(Path(args.resume), mids, args.policies)
     check_out(args.out, args.resume, args.force)
     import torch
 
@@ -302,6 +304,20 @@ def train_rllib(args: RllibTrainArgs) -> RllibTrainResult:
         return _loop(algo, args, rules, s, mids, out, started, nodes)
     finally:
         algo.stop()
+
+
+def _check_resume_modules(folder: Path, mids: list[str], policies: str) -> None:
+    """A ``ValueError`` unless the checkpoint holds exactly this run's policies (read from its folder names, nothing
+    unpickled): a checkpoint of ``per-seat`` policies, of other players, or of the shared policy before it was RLlib's
+    ``default_policy`` (it was ``shared``) cannot be resumed as this run."""
+    where = folder / "learner_group" / "learner" / "rl_module"
+    if not where.is_dir():
+        return                                  # not laid out as RLlib 2.60 lays it out: RLlib itself says what fails
+    held = sorted(p.name for p in where.iterdir() if p.is_dir())
+    if held != sorted(mids):
+        raise ValueError(f"--resume {folder}: the checkpoint holds the policies {held}, this run ({policies} policies) "
+                         f"needs {sorted(mids)}; resume with the settings that made it (a shared policy named "
+                         "'shared' comes from an older version: start a new run)")
 
 
 def runner_nodes(algo: Any, ray: Any) -> list[str]:
