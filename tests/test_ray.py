@@ -15,6 +15,7 @@ import sys
 
 import numpy as np
 import pytest
+from positions import positions
 
 ray = pytest.importorskip("ray")
 torch = pytest.importorskip("torch")
@@ -22,7 +23,7 @@ torch = pytest.importorskip("torch")
 from agents.agent_file import FileAgent, read_agent_file  # noqa: E402
 from agents.arena import run_tournament  # noqa: E402
 from president_cli.main import main  # noqa: E402
-from president_env.core import OVER, current_player, init, observe, preset, step  # noqa: E402
+from president_env.core import preset  # noqa: E402
 from training.ray_cluster import RayUnavailable, check_reachable  # noqa: E402
 from training.ray_evaluate import ray_tournament  # noqa: E402
 from training.rllib_train import (  # noqa: E402
@@ -54,20 +55,6 @@ def trained(local_ray, tmp_path_factory):
     return train_rllib(args), out
 
 
-def _positions(rules, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """(n, D) observations and (n, A) legal masks of the player to act, from random play."""
-    st = init(rules, batch_size=64, seed=seed, start_ranks="random")
-    rng = np.random.default_rng(seed)
-    obs, masks = [], []
-    while sum(len(o) for o in obs) < n and not (st.phase == OVER).all():
-        live = st.phase != OVER
-        obs.append(observe(rules, st, current_player(st))[live])
-        masks.append(st.legal[live])
-        actions = ((rng.random(st.legal.shape) + 1) * st.legal).argmax(axis=1)
-        st = step(rules, st, actions)
-    return np.concatenate(obs)[:n], np.concatenate(masks)[:n]
-
-
 # --------------------------------------------------------------------------- training on RLlib
 def test_train_checkpoints_and_exports(trained):
     result, out = trained
@@ -93,7 +80,7 @@ def test_exported_file_acts_as_the_rllib_module(trained):
     path = result.checkpoint_path / "learner_group" / "learner" / "rl_module" / DEFAULT_MODULE_ID
     module = RLModule.from_checkpoint(path)
     rules = preset("president")
-    obs, mask = _positions(rules, 400)
+    obs, mask = positions(rules, 400)
     batch = {Columns.OBS: {"observation": torch.from_numpy(obs), "action_mask": torch.from_numpy(mask.astype(np.int8))}}
     with torch.no_grad():
         logits = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS].numpy()
@@ -189,7 +176,7 @@ def test_per_seat_policies_export_one_file_each(tmp_path):
     main_path, seats = _export_all(algo, mids, tmp_path / "model", rules, rllib_settings(hidden=[8]), {"seed": 0})
     assert main_path.name == "model.agent.safetensors" and [p.name for p in seats] == [
         f"model.player_{i}.agent.safetensors" for i in range(3)]
-    obs, mask = _positions(rules, 50)
+    obs, mask = positions(rules, 50)
     np.testing.assert_array_equal(FileAgent(main_path, rules).logits(obs), FileAgent(seats[0], rules).logits(obs))
     assert not np.allclose(FileAgent(seats[0], rules).logits(obs), FileAgent(seats[1], rules).logits(obs))
     runner.stop()

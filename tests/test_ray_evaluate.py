@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from positions import positions
 
 ray = pytest.importorskip("ray")
 
@@ -96,28 +97,13 @@ def test_deal_uniforms_depend_on_stream_position_and_action_only():
     assert abs(many.mean() - 0.5) < 0.01 and abs(many.var() - 1 / 12) < 0.005
 
 
-def _positions(rules, n: int, seed: int = 3) -> tuple[np.ndarray, np.ndarray]:
-    """(n, D) observations and (n, A) legal masks of the player to act, from random play."""
-    from president_env.core import OVER, current_player, init, observe, step
-
-    st = init(rules, batch_size=64, seed=seed, start_ranks="random")
-    rng = np.random.default_rng(seed)
-    obs, masks = [], []
-    while sum(len(o) for o in obs) < n and not (st.phase == OVER).all():
-        live = st.phase != OVER
-        obs.append(observe(rules, st, current_player(st))[live])
-        masks.append(st.legal[live])
-        st = step(rules, st, ((rng.random(st.legal.shape) + 1) * st.legal).argmax(axis=1))
-    return np.concatenate(obs)[:n], np.concatenate(masks)[:n]
-
-
 @pytest.mark.parametrize("spec", ["search:worlds=3,actions=3", "search:worlds=3,actions=3,batch=20",
                                   "search:policy=random,worlds=2,actions=2", "random"])
 def test_act_grouped_is_one_act_call_per_group(spec):
     """``search`` rolls the groups out together (its own ``_act_grouped``), yet answers and counts as one call per
     group with that group's generator would; so does the default (one call per group)."""
     rules = preset("president", hands_per_session=1)
-    obs, mask = _positions(rules, 60)
+    obs, mask = positions(rules, 60, seed=3)
     bounds = np.array([0, 3, 3, 10, 25, 26, 60])
     grouped, alone = make_agent(spec, rules), make_agent(spec, rules)
     got = grouped.act_grouped(obs, mask, [np.random.default_rng(k) for k in range(6)], bounds)

@@ -47,6 +47,7 @@ from president_env.aec_env import hand_rewards, make_rules, observation_box
 from president_env.core import OVER, Rules, current_player, init, make_keys, n_actions, step_inplace
 from president_env.core import observation as O
 from training.rllib_env import ENV_KEYS
+from training.seat_rollout import Growing
 
 
 def seat_spaces(rules: Rules) -> tuple[gymnasium.spaces.Dict, gymnasium.spaces.Discrete]:
@@ -66,39 +67,12 @@ def rules_of(config: dict[str, Any]) -> Rules:
     return make_rules(config.get("preset", "president"), config.get("episode", "hand"), **overrides)
 
 
-class _Column:
-    """A growing array of rows (capacity doubles); ``rows()`` is what was appended."""
-
-    def __init__(self, dtype: Any, width: int | None = None) -> None:
-        self.shape = () if width is None else (width,)
-        self.data = np.zeros((1024, *self.shape), dtype=dtype)
-        self.n = 0
-
-    def extend(self, values: np.ndarray) -> None:
-        end = self.n + len(values)
-        if end > len(self.data):
-            grown = np.zeros((max(end, 2 * len(self.data)), *self.shape), dtype=self.data.dtype)
-            grown[: self.n] = self.data[: self.n]
-            self.data = grown
-        self.data[self.n:end] = values
-        self.n = end
-
-    def rows(self) -> np.ndarray:
-        return self.data[: self.n]
-
-    def keep(self, idx: np.ndarray) -> None:
-        """Keep only the rows ``idx`` (in that order)."""
-        kept = self.data[idx]
-        self.n = len(kept)
-        self.data[: self.n] = kept
-
-
 class SeatGames:
     """B games on the batched core, every seat a trajectory of the one policy (see the module docstring).
 
     RLlib reads the spaces of one seat from it (``single_observation_space``,
     ``single_action_space``); it is not a Gymnasium env: :meth:`observe`, :meth:`step` and
-    :meth:`finished` are what the runner calls."""
+    :meth:`take_finished` are what the runner calls."""
 
     def __init__(self, rules: Rules, num_games: int, start_ranks: str | None = "random", reward: str = "points",
                  seed: int | None = 0, worker: int = 0) -> None:
@@ -116,10 +90,10 @@ class SeatGames:
         B, P = num_games, rules.players
         self.state = init(rules, keys=make_keys(B, self._key_rng), start_ranks=start_ranks)
         D, A = self.single_observation_space["observation"].shape[0], self.single_action_space.n
-        self._obs, self._mask = _Column(np.float32, D), _Column(np.int8, A)
-        self._logits = _Column(np.float32, A)
-        self._act, self._logp = _Column(np.int64), _Column(np.float32)
-        self._rew, self._traj = _Column(np.float32), _Column(np.int64)
+        self._obs, self._mask = Growing(np.float32, width=D), Growing(np.int8, width=A)
+        self._logits = Growing(np.float32, width=A)
+        self._act, self._logp = Growing(np.int64), Growing(np.float32)
+        self._rew, self._traj = Growing(np.float32), Growing(np.int64)
         self._last = np.full((B, P), -1, dtype=np.int64)     # each open trajectory's latest row
         self._traj_of = np.full((B, P), -1, dtype=np.int64)  # each (game, player)'s trajectory number
         self._early = np.zeros((B, P), dtype=np.float32)     # rewards before a trajectory's first decision

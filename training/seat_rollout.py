@@ -119,8 +119,8 @@ class SeatRollouts:
         n_traj = 0
         early = np.zeros((B, P), dtype=np.float32)        # rewards before a trajectory's first decision
         chunks: list[tuple[np.ndarray, ...]] = []        # per step: obs, mask, action, value, log-prob, trajectory
-        rewards = _Growing(np.float32, 2 * n_decisions)   # filled in as rewards arrive
-        nxt = _Growing(np.int64, 2 * n_decisions)         # the trajectory's next transition, -1 at its end
+        rewards = Growing(np.float32, 2 * n_decisions)   # filled in as rewards arrive
+        nxt = Growing(np.int64, 2 * n_decisions)         # the trajectory's next transition, -1 at its end
         offsets = [0]
         count = opp = episodes = 0
         policy.set_training_mode(False)
@@ -192,21 +192,32 @@ class SeatRollouts:
                        float(rew.sum()) / episodes if episodes else 0.0, opp)
 
 
-class _Growing:
-    """A 1-D array appended to in chunks (capacity doubles); ``data[:n]`` holds what was appended."""
+class Growing:
+    """An array of rows appended to in chunks (capacity doubles); ``rows()`` (``data[:n]``) is what was appended.
+    Rows are scalars, or vectors of ``width``."""
 
-    def __init__(self, dtype: Any, capacity: int) -> None:
-        self.data = np.zeros(max(capacity, 16), dtype=dtype)
+    def __init__(self, dtype: Any, capacity: int = 1024, width: int | None = None) -> None:
+        self.shape = () if width is None else (width,)
+        self.data = np.zeros((max(capacity, 16), *self.shape), dtype=dtype)
         self.n = 0
 
     def extend(self, values: np.ndarray) -> None:
-        end = self.n + values.size
-        if end > self.data.size:
-            grown = np.zeros(max(end, 2 * self.data.size), dtype=self.data.dtype)
+        end = self.n + len(values)
+        if end > len(self.data):
+            grown = np.zeros((max(end, 2 * len(self.data)), *self.shape), dtype=self.data.dtype)
             grown[: self.n] = self.data[: self.n]
             self.data = grown
         self.data[self.n:end] = values
         self.n = end
+
+    def rows(self) -> np.ndarray:
+        return self.data[: self.n]
+
+    def keep(self, idx: np.ndarray) -> None:
+        """Keep only the rows ``idx`` (in that order)."""
+        kept = self.data[idx]
+        self.n = len(kept)
+        self.data[: self.n] = kept
 
 
 def _gae(rewards: np.ndarray, values: np.ndarray, nxt: np.ndarray, offsets: list[int], gamma: float,
