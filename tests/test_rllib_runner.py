@@ -207,3 +207,15 @@ def test_resuming_a_checkpoint_of_other_policies_is_a_clear_error(tmp_path, caps
         main(["train", "--backend", "rllib", "--out", str(tmp_path / "o"), "--resume", str(ckpt), "--trust-pickle",
               "--policies", "per-seat"])
     assert "needs ['player_0', 'player_1', 'player_2', 'player_3']" in capsys.readouterr().err
+
+
+def test_gpus_the_cluster_lacks_are_a_clear_error(tmp_path, capsys):
+    """``--gpus-per-learner`` beyond the cluster's GPUs: an error naming both, nothing written (not a wait for
+    GPUs that never come)."""
+    with pytest.raises(SystemExit) as e:
+        main(["train", "--backend", "rllib", "--out", str(tmp_path / "o"), "--gpus-per-learner", "64",
+              "--learners", "1024", "--no-progress"])
+    ray.shutdown()
+    assert e.value.code == 2
+    assert "--gpus-per-learner 64 with 1024 learner(s) needs 65536 GPUs; the Ray cluster has" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()

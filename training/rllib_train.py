@@ -287,6 +287,11 @@ def train_rllib(args: RllibTrainArgs) -> RllibTrainResult:
     torch.set_num_threads(args.threads)
     local_cpus = args.num_cpus or max(os.cpu_count() or 1, args.env_runners)
     ray = connect(args.address, num_cpus=None if args.address else local_cpus)   # nothing written if it fails
+    gpus_needed = s.gpus_per_learner * max(s.learners, 1)
+    gpus = float(ray.cluster_resources().get("GPU", 0))
+    if gpus_needed > gpus:   # Ray would wait for them forever (or torch fail to find CUDA): say so now
+        raise ValueError(f"--gpus-per-learner {s.gpus_per_learner:g} with {max(s.learners, 1)} learner(s) needs "
+                         f"{gpus_needed:g} GPUs; the Ray cluster has {gpus:g}")
     out = prepare_out(args.out, args.resume, args.force)
     (out / "args.json").write_text(json.dumps({"args": asdict(args), "settings": asdict(s),
                                                "rules": rules.to_dict()}, indent=1, default=str))
