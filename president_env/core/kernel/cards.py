@@ -81,11 +81,11 @@ from .fields import (
     TOP_SIZE,
     TOP_WILD,
 )
-from .jit import njit
+from .jit import inlined
 from .legal import order_in_force, rank_extras, rank_intervals
 
 
-@njit(inline="always")
+@inlined
 def held(G, T, seat, W):
     """What ``seat`` holds, counted as the sets need it: (suited (K, 4) natural cards by kind and suit,
     per_kind (K,), wild per slot (5,): suit places and wild jokers, wild cards in all)."""
@@ -112,7 +112,7 @@ def held(G, T, seat, W):
     return suited, per_kind, slots, wild
 
 
-@njit(inline="always")
+@inlined
 def holds(T, j, suited, per_kind, slots, wild, named):
     """Whether the player holds the cards set ``j`` names (its natural cards, and its wild cards)."""
     sets, play = T[10], T[3]
@@ -134,7 +134,7 @@ def holds(T, j, suited, per_kind, slots, wild, named):
     return True
 
 
-@njit(inline="always")
+@inlined
 def card_mask(G, T, W):  # noqa: C901 - one block per suit rule
     """The card-level legal plays of the player to act into ``legal[b]``."""
     s8, c8, legal = G[0], G[4], G[6]
@@ -236,7 +236,7 @@ def card_mask(G, T, W):  # noqa: C901 - one block per suit rule
     legal[0] = 1 if (not lead and not (opt[O_COMPULSORY] and anything)) else 0
 
 
-@njit(inline="always")
+@inlined
 def run_mask(G, T, W, wild, lead, first):
     """Runs the player can make (a natural card at least, wild cards for the rest) that lead, or beat the
     run on top: the same length and a higher compared card in the current order. Returns whether any."""
@@ -273,7 +273,7 @@ def run_mask(G, T, W, wild, lead, first):
     return anything
 
 
-@njit(inline="always")
+@inlined
 def card_exchange_mask(G, T, W):
     """Card-level give-backs and trades: any one card held (a single's id; a wild card by its suit where
     sets name their wild cards' suits, else the WILD single)."""
@@ -288,7 +288,7 @@ def card_exchange_mask(G, T, W):
             legal[j] = 1
 
 
-@njit(inline="always")
+@inlined
 def card_claim_mask(G, T, W):
     """quick_clear, card-level: decline, or claim the set of every natural card of the rank held."""
     s8, legal = G[0], G[6]
@@ -315,7 +315,7 @@ def card_claim_mask(G, T, W):
             return
 
 
-@njit(inline="always")
+@inlined
 def take_wild(G, T, seat, m, sel, n):
     """Add the ``m`` least wild cards ``seat`` holds to the card list ``sel[:n]``; returns the new length."""
     hands = G[5]
@@ -331,7 +331,7 @@ def take_wild(G, T, seat, m, sel, n):
 
 
 
-@njit(inline="always")
+@inlined
 def select(G, T, seat, a, sel):
     """The cards card-level action ``a`` takes from ``seat``, as a list ``sel``: its named natural cards (the
     first copy held of each), then its wild cards: the least held of each named suit, or the least wild

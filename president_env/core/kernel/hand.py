@@ -45,10 +45,10 @@ from .fields import (
     SOCIAL,
     TRADE_PICK,
 )
-from .jit import njit
+from .jit import inlined, njit
 
 
-@njit(inline="always")
+@inlined
 def rank_card_given(G, T, a):
     """Rank-level: the card a give-back or trade ``a`` names: the lowest suit of its rank held, or the least
     wild card held for WILD."""
@@ -62,14 +62,14 @@ def rank_card_given(G, T, a):
     return -1
 
 
-@njit(inline="always")
+@inlined
 def card_card_given(G, T, a, sel):
     """Card-level: the card the single ``a`` names (a wild card: the least held of its suit)."""
     select(G, T, G[0][CURRENT], a, sel)
     return sel[0]
 
 
-@njit(inline="always")
+@inlined
 def poker_card_given(G, T, a):
     """Poker: the first copy held of the card the pick id ``a`` names."""
     hands = G[5]

@@ -29,12 +29,30 @@ _HERE = Path(__file__).resolve().parent
 
 
 def njit(fn=None, **options):
-    """``numba.njit(cache=True, nogil=True, error_model="numpy")``, usable bare or with options."""
-    opts = {"cache": True, "nogil": True, "error_model": "numpy"}
+    """``numba.njit(cache=True, nogil=True, error_model="numpy")``, usable bare or with options. Reference
+    counting (numba's runtime, ``_nrt``) is on unless switched off explicitly, so that a function that
+    allocates keeps it when called from one of the :func:`inlined` rules functions (numba would otherwise
+    inherit their setting)."""
+    opts = {"cache": True, "nogil": True, "error_model": "numpy", "_nrt": True}
     opts.update(options)
     if fn is None:
         return lambda f: _njit(**opts)(f)
     return _njit(**opts)(fn)
+
+
+def inlined(fn):
+    """A rules function: compiled once per signature, inlined by LLVM into every caller (``forceinline``),
+    without reference counting (``_nrt=False``) and without a Python wrapper (the kernels call it; Python
+    never does).
+
+    The rules functions pass the state's views (tuples of arrays) from function to function. numba's own
+    inlining (``inline="always"``) copies a callee's IR into every call site and types it again there, which
+    made the step take minutes to compile; an ordinary call passes every array of those tuples field by
+    field (hundreds of words) and costs more than many rules. Inlined by LLVM, each function is typed once
+    and a call costs nothing. Without reference counting, a view passed on costs no calls to numba's
+    runtime (its incref and decref of the views' null owners were half of a step's time); such a function
+    must not allocate arrays (numba refuses to compile one that does)."""
+    return njit(fn, forceinline=True, _nrt=False, no_cpython_wrapper=True)
 
 
 def sources_hash() -> str:

@@ -56,10 +56,10 @@ from .fields import (
     TOP_SIZE,
     TOP_WILD,
 )
-from .jit import njit
+from .jit import inlined
 
 
-@njit(inline="always")
+@inlined
 def order_in_force(T, s8):
     """0 in the normal order, 1 under a revolution (only the revolution rules turn it)."""
     opt = T[0]
@@ -68,7 +68,7 @@ def order_in_force(T, s8):
     return 0
 
 
-@njit(inline="always")
+@inlined
 def holdings(G, T, seat, nat):
     """Cards of each non-WILD play rank held by ``seat`` into ``nat`` (R,); returns its wild cards."""
     pk8 = G[2]
@@ -83,7 +83,7 @@ def holdings(G, T, seat, nat):
     return wild
 
 
-@njit(inline="always")
+@inlined
 def rank_intervals(G, T, W):  # noqa: C901 - one block per option
     """The bound plays of the player to act (section 4: a higher rank of the size the size rule wants, equal
     plays, wild ties, transparent sets; on the rank-level table trumps too) as sizes ``lo[r]..hi[r]`` of each
@@ -154,7 +154,7 @@ def rank_intervals(G, T, W):  # noqa: C901 - one block per option
     return lead, first
 
 
-@njit(inline="always")
+@inlined
 def rank_extras(G, T, W, lead):
     """The plays the clearing and power rules add (section 5), whatever the size rule, before the holdings
     cap them: ``extra[r, n - 1]`` for trumps (card-level), reset cards, power plays, bombs and complete sets.
@@ -200,7 +200,7 @@ def rank_extras(G, T, W, lead):
     return True
 
 
-@njit(inline="always")
+@inlined
 def rank_mask(G, T, W):
     """The rank-level legal plays of the player to act into ``legal[b]`` (id = 1 + rank * S + size - 1):
     its bound plays, and the extra plays it holds the cards for."""
@@ -228,7 +228,7 @@ def rank_mask(G, T, W):
     legal[0] = 1 if (not lead and not (opt[O_COMPULSORY] and anything)) else 0
 
 
-@njit(inline="always")
+@inlined
 def exchange_mask(G, T, W):
     """Rank-level give-backs and trades: one card of any rank held (size-1 ids)."""
     legal = G[6]
@@ -245,7 +245,7 @@ def exchange_mask(G, T, W):
         legal[1 + Rn * S] = 1
 
 
-@njit(inline="always")
+@inlined
 def claim_mask(G, T):
     """quick_clear, rank-level: the player asked may claim every natural card of the rank held, or decline."""
     s8, pk8, legal = G[0], G[2], G[6]
@@ -258,7 +258,7 @@ def claim_mask(G, T):
     legal[1 + r * opt[O_S] + n - 1] = 1
 
 
-@njit(inline="always")
+@inlined
 def over_mask(G, T):
     """A finished session allows only pass."""
     legal = G[6]

@@ -87,11 +87,11 @@ from .fields import (
     TOP_WILD,
     TRADE_PICK,
 )
-from .jit import njit
+from .jit import inlined, njit
 from .views import game_views, rules_views
 
 
-@njit
+@inlined
 def _fold(s, P):
     """Seat number ``s`` (in -P .. 2P-1) folded into 0 .. P-1."""
     if s >= P:
@@ -101,12 +101,12 @@ def _fold(s, P):
     return s
 
 
-@njit
+@inlined
 def observe_game(G, T, player, out):  # noqa: C901 - one piece after another
     """The observation of ``player`` in game ``b`` into ``out`` ((D,) float32, all zero on entry).
 
-    Inlined into its caller: a call would pass every array of ``G`` and ``T`` by value and count
-    references on each (atomic operations, on one buffer), several times the cost of the pieces."""
+    Inlined into its caller by LLVM (:func:`.jit.inlined`): a call would pass every array of ``G`` and ``T``
+    field by field, several times the cost of the pieces."""
     s8, p8, pk8, k8, c8, hands, pts, i16 = G[0], G[1], G[2], G[3], G[4], G[5], G[8], G[9]
     opt, card, sched, obs = T[0], T[2], T[7], T[16]
     P, C, K, R = opt[O_P], opt[O_C], opt[O_K], opt[O_R]
@@ -257,6 +257,12 @@ def observe_game(G, T, player, out):  # noqa: C901 - one piece after another
 @njit
 def observe_batch(b8, b16, b32, keys, opt, tab, players, out):
     """Row ``b`` of ``out`` ((B, D) float32) := the observation of ``players[b]`` in game ``b``."""
+    observe_games(b8, b16, b32, keys, opt, tab, players, out)
+
+
+@inlined
+def observe_games(b8, b16, b32, keys, opt, tab, players, out):
+    """:func:`observe_batch`'s loop, without reference counting (a row view of ``out`` would count one)."""
     T = rules_views(opt, tab)
     D = out.shape[1]
     for b in range(b8.shape[0]):

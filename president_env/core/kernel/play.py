@@ -85,10 +85,10 @@ from .fields import (
     TOP_SIZE,
     TOP_WILD,
 )
-from .jit import njit
+from .jit import inlined
 
 
-@njit(inline="always")
+@inlined
 def next_seat(p8, start, d, need_turn):
     """The first seat after ``start`` in direction ``d`` that has cards (and, with ``need_turn``, has not
     passed); if none, the seat right after ``start``."""
@@ -100,7 +100,7 @@ def next_seat(p8, start, d, need_turn):
     return (start + d) % P
 
 
-@njit(inline="always")
+@inlined
 def take_rank(G, T, seat, rank, size, sel):
     """Rank-level: the cards of a play of ``size`` of play rank ``rank`` as a list ``sel``: natural cards,
     lowest suit first, then the least wild cards (choice 1). Returns (cards, wild cards)."""
@@ -118,7 +118,7 @@ def take_rank(G, T, seat, rank, size, sel):
     return n, n - n_nat
 
 
-@njit(inline="always")
+@inlined
 def remove_played(G, T, seat, sel, n, by_card):
     """The cards ``sel[:n]`` leave ``seat``'s hand face up (counted in ``played``; with ``by_card`` also in
     ``played_cards``, which rules that name cards keep)."""
@@ -134,7 +134,7 @@ def remove_played(G, T, seat, sel, n, by_card):
             c8[PLAYED_CARDS, c] = 1
 
 
-@njit
+@inlined
 def go_out(s8, p8, pk8, k8, hands, opt, card, seat, sel, n):
     """A player who played its last card takes the best place not yet taken, or the worst when the play
     holds a forbidden card (forbidden_finish); president_must_win: the moment another player goes out first,
@@ -168,7 +168,7 @@ def go_out(s8, p8, pk8, k8, hands, opt, card, seat, sel, n):
             p8[N_CARDS, pres] = 0
 
 
-@njit
+@inlined
 def skip(s8, p8, opt, cur, k):
     """equal_play_skips (fine point 7): the next k players with cards are skipped, counted from ``cur``.
     Returns (the seat to search the next actor from, whether ``cur`` acts again)."""
@@ -197,7 +197,7 @@ def skip(s8, p8, opt, cur, k):
     return (cur + d * (j + 1)) % P, again
 
 
-@njit
+@inlined
 def claimer(s8, pk8, opt, play, kind, rank, cur):
     """quick_clear: the seat other than ``cur`` holding every remaining natural card of ``rank``, enough to
     make 4 x decks with those at the top of the trick; -1 when none."""
@@ -211,7 +211,7 @@ def claimer(s8, pk8, opt, play, kind, rank, cur):
     return -1
 
 
-@njit(inline="always")
+@inlined
 def others_can_act(p8, owner):
     """Whether some player other than ``owner`` has cards and has not passed (the trick goes on)."""
     for s in range(p8.shape[1]):
@@ -220,7 +220,7 @@ def others_can_act(p8, owner):
     return False
 
 
-@njit
+@inlined
 def end_trick(s8, p8, c8, i16, leader):
     """The trick ends: nothing on top, nobody has passed, ``leader`` leads."""
     s8[TOP_RANK] = -1
@@ -240,7 +240,7 @@ def end_trick(s8, p8, c8, i16, leader):
     s8[LEADER] = leader
 
 
-@njit(inline="always")
+@inlined
 def cards_of_rank_play(G, T, a, sel):
     """Rank-level rules: (rank, size, cards, wild cards) of play ``a``, its cards listed in ``sel``: natural
     cards of its rank lowest suit first, then the least wild cards (choice 1)."""
@@ -252,7 +252,7 @@ def cards_of_rank_play(G, T, a, sel):
     return rank, size, n, n_wild
 
 
-@njit(inline="always")
+@inlined
 def cards_of_card_play(G, T, a, sel):
     """Card-level rules: (rank, size, cards, wild cards) of play ``a``: the cards its id names (:func:`select`)."""
     act = T[1]
@@ -263,7 +263,7 @@ def cards_of_card_play(G, T, a, sel):
     return rank, size, n, n_wild
 
 
-@njit(inline="always")
+@inlined
 def cards_of_poker_play(G, T, a, sel):
     """Poker: (rank, size, cards, wild cards) of the play made by the last pick of the pending claim (``a``
     0: a pass): the picked cards; the claim goes on top."""
@@ -283,7 +283,7 @@ def cards_of_poker_play(G, T, a, sel):
     return claims[CL_FIRST, claim], claims[CL_N, claim], n, n_wild
 
 
-@njit(inline="always")
+@inlined
 def play_or_pass(G, T, a, sel, rank, size, n, n_wild):  # noqa: C901 - one block per option, as the rule book
     """Action ``a`` of the player to act: a pass (``size`` 0) or a play of ``size`` cards of play rank ``rank``,
     its ``n`` cards in ``sel`` (``n_wild`` of them wild), still in the hand. Returns whether the hand ended

@@ -51,7 +51,7 @@ from .fields import (
     TOP_CARDS,
     TOP_CLAIM,
 )
-from .jit import njit
+from .jit import inlined, njit
 
 
 @njit
@@ -109,7 +109,7 @@ def poker_exchange_mask(G, T):
 ALL = 4
 
 
-@njit(inline="always")
+@inlined
 def _tally(cnt, T, c, d):
     """Add ``d`` copies of card ``c`` to the count table ``cnt``."""
     card, picks = T[2], T[14]
@@ -126,14 +126,14 @@ def _tally(cnt, T, c, d):
         cnt[nr, ALL] += d
 
 
-@njit(inline="always")
+@inlined
 def _ok_range(n, lo, hi, sw, aw):
     """Some x naturals, lo <= x <= hi, x >= 1, with n - x wild cards: the ``sw`` picked (all used) and
     some of the ``aw`` available."""
     return max(lo, n - sw - aw, 1) <= min(hi, n - sw)
 
 
-@njit(inline="always")
+@inlined
 def _below(cnt, q, s, rev):
     """Natural cards of suit ``s`` at or below rank ``q`` in the order in force (a flush's cards)."""
     nr = cnt.shape[0] - 2
@@ -147,7 +147,7 @@ def _below(cnt, q, s, rev):
     return t
 
 
-@njit(inline="always")
+@inlined
 def _other_rank(S, q):
     """(how many, the first): the picked natural ranks other than ``q`` (a full house's pair)."""
     nr = S.shape[0] - 2
@@ -160,7 +160,7 @@ def _other_rank(S, q):
     return n, p
 
 
-@njit(inline="always")
+@inlined
 def _best_other(A, q):
     """The most cards, up to 2, available of one natural rank other than ``q`` (0 if none)."""
     nr = A.shape[0] - 2
@@ -174,7 +174,7 @@ def _best_other(A, q):
 # --------------------------------------------------------------------------- the claim step (43)
 # Can claim ``x`` be completed from the available cards ``A``, using every picked card of ``S``?
 
-@njit(inline="always")
+@inlined
 def _claim_set(n, q, S, A):
     """Single, pair, three, five of q: naturals of q or wild cards, at least one natural."""
     nr = S.shape[0] - 2
@@ -182,7 +182,7 @@ def _claim_set(n, q, S, A):
     return S[nr, ALL] == sq and _ok_range(n, sq, sq + aq, S[nr + 1, ALL], A[nr + 1, ALL])
 
 
-@njit(inline="always")
+@inlined
 def _claim_wild(n, S, A):
     """n wild cards, nothing else."""
     nr = S.shape[0] - 2
@@ -190,7 +190,7 @@ def _claim_wild(n, S, A):
     return S[nr, ALL] == 0 and sw <= n and sw + aw >= n
 
 
-@njit(inline="always")
+@inlined
 def _claim_two_pair(h, lo, S, A):
     """Two pair (h, lo): at most two naturals of each, wild cards for the rest."""
     nr = S.shape[0] - 2
@@ -200,7 +200,7 @@ def _claim_two_pair(h, lo, S, A):
             and _ok_range(4, sh + sl, hi, S[nr + 1, ALL], A[nr + 1, ALL]))
 
 
-@njit(inline="always")
+@inlined
 def _claim_four(q, S, A):
     """Four of q (naturals of q or wild) and any fifth card: at most one other natural."""
     nr = S.shape[0] - 2
@@ -209,7 +209,7 @@ def _claim_four(q, S, A):
     return so <= 1 and _ok_range(5, sq + so, sq + aq + min(1, so + ao), S[nr + 1, ALL], A[nr + 1, ALL])
 
 
-@njit(inline="always")
+@inlined
 def _claim_full_house(q, S, A):
     """Full house of q: three of q, a pair of one other rank p (the picked one, or the best available)."""
     nr = S.shape[0] - 2
@@ -224,7 +224,7 @@ def _claim_full_house(q, S, A):
             and _ok_range(5, sq + sp, min(3, sq + aq) + bmax, S[nr + 1, ALL], A[nr + 1, ALL]))
 
 
-@njit(inline="always")
+@inlined
 def _claim_straight(W, S, A):
     """Straight on window W: one card of each rank (natural or wild), no natural outside the window."""
     nr = S.shape[0] - 2
@@ -240,7 +240,7 @@ def _claim_straight(W, S, A):
     return lo == S[nr, ALL] and _ok_range(5, lo, hi, S[nr + 1, ALL], A[nr + 1, ALL])
 
 
-@njit(inline="always")
+@inlined
 def _claim_straight_flush(W, S, A):
     """Straight flush on window W: a straight of one suit s (wild cards of s only)."""
     nr = S.shape[0] - 2
@@ -261,7 +261,7 @@ def _claim_straight_flush(W, S, A):
     return False
 
 
-@njit(inline="always")
+@inlined
 def _claim_flush(q, S, A, rev):
     """Flush with highest rank q: five cards of one suit s (wild cards of s), naturals at or below q in the
     order in force, q a natural of the play or stood for by a wild card."""
@@ -282,7 +282,7 @@ def _claim_flush(q, S, A, rev):
     return False
 
 
-@njit(inline="always")
+@inlined
 def _claim_ok(claims, x, S, A, rev):
     """Whether claim ``x`` can be completed from ``A`` using every picked card of ``S``."""
     k, n, q = claims[CL_KIND, x], claims[CL_N, x], claims[CL_KEY, x]
@@ -310,7 +310,7 @@ def _claim_ok(claims, x, S, A, rev):
 # completable? ``S`` is what is picked already (consistent with the claim: every earlier pick passed this
 # test); whether a copy is available is the caller's part. ``nat``/``nw``: the name is natural/wild (0/1).
 
-@njit(inline="always")
+@inlined
 def _pick_set(n, q, r, S, A):
     nr = S.shape[0] - 2
     nw = 1 if r < 0 else 0
@@ -320,7 +320,7 @@ def _pick_set(n, q, r, S, A):
             and _ok_range(n, sq, sq + aq, S[nr + 1, ALL] + nw, A[nr + 1, ALL] - nw))
 
 
-@njit(inline="always")
+@inlined
 def _pick_wild(n, r, S, A):
     nr = S.shape[0] - 2
     if r >= 0:
@@ -329,7 +329,7 @@ def _pick_wild(n, r, S, A):
     return S[nr, ALL] == 0 and sw <= n and sw + aw >= n
 
 
-@njit(inline="always")
+@inlined
 def _pick_two_pair(h, lo, r, S, A):
     nr = S.shape[0] - 2
     nw = 1 if r < 0 else 0
@@ -340,7 +340,7 @@ def _pick_two_pair(h, lo, r, S, A):
             and _ok_range(4, sh + sl, hi, S[nr + 1, ALL] + nw, A[nr + 1, ALL] - nw))
 
 
-@njit(inline="always")
+@inlined
 def _pick_four(q, r, S, A):
     nr = S.shape[0] - 2
     nw = 1 if r < 0 else 0
@@ -352,7 +352,7 @@ def _pick_four(q, r, S, A):
     return so <= 1 and _ok_range(5, sq + so, sq + aq + min(1, so + ao), S[nr + 1, ALL] + nw, A[nr + 1, ALL] - nw)
 
 
-@njit(inline="always")
+@inlined
 def _pick_full_house(q, r, S, A):
     """The candidate joins the three (q), the pair (the picked other rank, or it becomes the pair's
     rank), or is wild."""
@@ -375,7 +375,7 @@ def _pick_full_house(q, r, S, A):
             and _ok_range(5, sq + sp, min(3, sq + aq) + bmax, S[nr + 1, ALL] + nw, A[nr + 1, ALL] - nw))
 
 
-@njit(inline="always")
+@inlined
 def _pick_straight(W, r, S, A):
     nr = S.shape[0] - 2
     nw = 1 if r < 0 else 0
@@ -392,7 +392,7 @@ def _pick_straight(W, r, S, A):
     return (nw == 1 or free) and _ok_range(5, lo + 1 - nw, hi, S[nr + 1, ALL] + nw, A[nr + 1, ALL] - nw)
 
 
-@njit(inline="always")
+@inlined
 def _pick_straight_flush(W, r, s, S, A):
     """As a straight, in the candidate's suit ``s``: every picked card must be of that suit."""
     nr = S.shape[0] - 2
@@ -412,7 +412,7 @@ def _pick_straight_flush(W, r, s, S, A):
             and _ok_range(5, lo + 1 - nw, hi, S[nr + 1, s] + nw, A[nr + 1, s] - nw))
 
 
-@njit(inline="always")
+@inlined
 def _pick_flush(q, r, s, S, A, rev):
     """In the candidate's suit ``s``: a natural at or below q, or a wild card of s; q still reachable."""
     nr = S.shape[0] - 2
@@ -435,7 +435,7 @@ def _pick_flush(q, r, s, S, A, rev):
     return (aq > 0 and _ok_range(5, lo + 1, hi, sw, aw)) or (aw > 0 and _ok_range(5, lo, hi, sw + 1, aw - 1))
 
 
-@njit(inline="always")
+@inlined
 def _pick_ok(claims, x, r, s, S, A, rev):
     """Whether picking a card named (r, s) leaves claim ``x`` completable."""
     k, n, q = claims[CL_KIND, x], claims[CL_N, x], claims[CL_KEY, x]
@@ -459,7 +459,7 @@ def _pick_ok(claims, x, r, s, S, A, rev):
 
 
 # --------------------------------------------------------------------------- the mask (45)
-@njit(inline="always")
+@inlined
 def _top_suit(G, T, rev):
     """The top's best suit as a strength: its strongest suit place, or reversed under a revolution
     3 - its weakest (as the engine it replaced did: a card of suit -1 would count as -1 and as 4)."""

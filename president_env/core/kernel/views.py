@@ -79,7 +79,7 @@ if config.DISABLE_JIT:  # plain Python: NumPy views
 
 else:
 
-    @njit
+    @njit(forceinline=True)
     def game_views(b8, b16, b32, keys, opt, b):
         """Game ``b``'s field groups (see :mod:`president_env.core.layout`), as views without reference counts."""
         P, C, K = opt[O_P], opt[O_C], opt[O_K]
@@ -97,12 +97,12 @@ else:
                 carray(_pointer(b16.ctypes.data + 4 * b, np.int16), (2,)),
                 carray(_pointer(keys.ctypes.data + 8 * b, np.uint64), (1,)))
 
-    @njit
+    @njit(forceinline=True)
     def _table(opt, tab, i):
         off, rows, cols = opt[O_TABLES + 3 * i], opt[O_TABLES + 3 * i + 1], opt[O_TABLES + 3 * i + 2]
         return carray(_pointer(tab.ctypes.data + 4 * off, np.int32), (rows, cols))
 
-    @njit
+    @njit(forceinline=True)
     def scratch_views(base, opt):
         """The workspace: views of one int64 allocation (``base``, kept alive by the caller)."""
         a = base.ctypes.data
@@ -142,14 +142,14 @@ def _scratch(base, opt, view):
     return tuple(out)
 
 
-@njit
+@njit(forceinline=True)
 def scratch_size(opt):
     """int64 words of the workspace."""
     C, R, S, K, NNAT = opt[O_C], opt[O_R], opt[O_S], opt[O_K], opt[O_NNAT]
     return 2 * C + 5 * R + R * S + 4 * K + K + 5 + 4 * NNAT + 1
 
 
-@njit
+@njit(forceinline=True)
 def rules_views(opt, tab):
     """``opt`` and the tables of :data:`fields.TABLES`, each a 2-D int32 view of ``tab``."""
     return (opt, _table(opt, tab, 0), _table(opt, tab, 1), _table(opt, tab, 2), _table(opt, tab, 3),
