@@ -64,7 +64,7 @@ _FAMILY = ("ranks", "card-level plays", "poker hands")
 def _run(rules: Rules, st: State, table: tuple, *args):
     """Call the family's entry point of ``table`` (kernel.step.STEP, START or LEGAL) on ``st``."""
     c = consts(rules)
-    return table[c.family](st.b8, st.b16, st.b32, st.key_buf, c.opt, c.tab, *args)
+    return table[c.family](st.b8, st.b16, st.b32, st.key_buf, c.opt, c.tab, *args, c.workspace())
 
 
 def _compile(rules: Rules, st: State, entry=None) -> None:
@@ -74,11 +74,12 @@ def _compile(rules: Rules, st: State, entry=None) -> None:
     base = (st.b8, st.b16, st.b32, st.key_buf, c.opt, c.tab)
     step_args = (np.zeros(1, np.int64), np.ones(1, np.bool_))
     what = _FAMILY[c.family]
+    work = (c.workspace(),)
     if entry is not None:
-        compile_for(entry, base + step_args, what + ", threads")
+        compile_for(entry, base + step_args + work, what + ", threads")
         return
-    compile_for(START[c.family], base + (False,), what + ", deal")
-    compile_for(STEP[c.family], base + step_args, what + ", step")
+    compile_for(START[c.family], base + (False,) + work, what + ", deal")
+    compile_for(STEP[c.family], base + step_args + work, what + ", step")
 
 
 # --------------------------------------------------------------------------- init
@@ -258,7 +259,7 @@ def step_inplace(rules: Rules, st: State, actions: np.ndarray, where: np.ndarray
 
         entry = STEP_PARALLEL[c.family]
         _compile(rules, st, entry)
-    if entry(st.b8, st.b16, st.b32, st.key_buf, c.opt, c.tab, a, w) >= 0:
+    if entry(st.b8, st.b16, st.b32, st.key_buf, c.opt, c.tab, a, w, c.workspace()) >= 0:
         check_actions(rules, st, actions, where)        # raises, naming the game and the legal actions
 
 

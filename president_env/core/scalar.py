@@ -50,7 +50,7 @@ class ScalarGame:
     Fields read as Python values (``phase``, ``current``, ``seat_player``, ``hand_over``, ``hand_points``,
     ``last_finish``, ``legal`` the sorted legal ids); ``state`` holds everything else (a batch of one)."""
 
-    __slots__ = ("rules", "state", "_opt", "_tab", "_act", "_A", "_step")
+    __slots__ = ("rules", "state", "_opt", "_tab", "_act", "_A", "_step", "_work")
 
     def __init__(self, rules: Rules, state: State) -> None:
         c = consts(rules)
@@ -61,6 +61,7 @@ class ScalarGame:
         self._A = c.layout.A
         self._act = np.zeros(1, dtype=np.int64)
         self._step = STEP[c.family]
+        self._work = c.workspace()
 
     # ------------------------------------------------------------------ building
     @classmethod
@@ -82,7 +83,7 @@ class ScalarGame:
         if state.layout != c.layout:
             raise ValueError(f"state does not fit these rules: {state.layout}, expected {c.layout}")
         sub = state.take(np.asarray(idx, dtype=np.int64))
-        LEGAL[c.family](sub.b8, sub.b16, sub.b32, sub.key_buf, c.opt, c.tab)
+        LEGAL[c.family](sub.b8, sub.b16, sub.b32, sub.key_buf, c.opt, c.tab, c.workspace())
         return [cls(rules, sub.take(np.array([i]))) for i in range(sub.batch_size)]
 
     @staticmethod
@@ -162,7 +163,7 @@ class ScalarGame:
         if not (0 <= action < self._A and st.legal[0, action]):
             self._illegal(action)
         self._act[0] = action
-        self._step(st.b8, st.b16, st.b32, st.key_buf, self._opt, self._tab, self._act, _ONE)
+        self._step(st.b8, st.b16, st.b32, st.key_buf, self._opt, self._tab, self._act, _ONE, self._work)
 
     def _illegal(self, a: int) -> None:
         A = self._A

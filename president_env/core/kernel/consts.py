@@ -20,6 +20,7 @@ from ..poker import claim_table
 from ..rules import Rules
 from ..state import Layout
 from . import fields as F
+from .views import scratch_size_py
 
 
 @dataclass(frozen=True, eq=False)
@@ -30,6 +31,11 @@ class Consts:
     tab: np.ndarray
     layout: Layout
     family: int          # the action table's family: 0 rank-level, 1 card-level, 2 poker (kernel.step)
+
+    def workspace(self) -> np.ndarray:
+        """A scratch array for one call of a kernel entry point (its last argument): the rules functions
+        allocate nothing themselves."""
+        return np.empty(int(scratch_size_py(self.opt)), dtype=np.int64)
 
     def table(self, name: str) -> np.ndarray:
         """The 2-D table ``name`` of :data:`fields.TABLES` (a read-only view of ``tab``)."""

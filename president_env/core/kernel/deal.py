@@ -72,7 +72,7 @@ from .fields import (
     TOP_WILD,
     TRADE_PICK,
 )
-from .jit import njit
+from .jit import njit, thin
 
 M1 = np.uint64(0xBF58476D1CE4E5B9)
 M2 = np.uint64(0x94D049BB133111EB)
@@ -112,7 +112,7 @@ if config.DISABLE_JIT:  # plain Python: NumPy's uint64 scalars warn where the co
             return _hash3_py(key, a, b, c)
 
 
-@njit
+@thin
 def transfer(G, T, giver, recv, c):
     """Card ``c`` from seat ``giver`` to seat ``recv`` in the exchange (counted in exch_out / exch_in)."""
     s8, p8, pk8, k8, c8, hands, legal, i32, pts, i16, key = G
@@ -215,10 +215,11 @@ def start_hand(G, T, dealt):
     s8, p8, pk8, k8, c8, hands, legal, i32, pts, i16, key = G
     opt, card, give, sched = T[0], T[2], T[8], T[7]
     P, C, K = opt[O_P], opt[O_C], opt[O_K]
-    has_ranks = True
-    for s in range(P):
-        if p8[SOCIAL, s] < 0:
-            has_ranks = False
+    ranked = 0                          # (a count, not a flag set True then False: numba would type the
+    for s in range(P):                  # call below with the literal True first and compile deal twice)
+        if p8[SOCIAL, s] >= 0:
+            ranked += 1
+    has_ranks = ranked == P
     if not dealt:
         deal(G, T, has_ranks)
     for s in range(P):

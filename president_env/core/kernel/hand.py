@@ -7,6 +7,8 @@ and the previous Scum deals the next hand (:func:`deal.start_hand`).
 
 from __future__ import annotations
 
+import numpy as np
+
 from .cards import select
 from .deal import seat_of_rank, start_hand, transfer
 from .fields import (
@@ -149,4 +151,4 @@ def end_hand(G, T):
         p8[SOCIAL, s] = p8[LAST_FINISH, p8[SEAT_PLAYER, s]]
         if p8[SOCIAL, s] == P - 1:   # the Scum deals
             s8[DEALER] = s
-    start_hand(G, T, False)
+    start_hand(G, T, np.bool_(False))   # not a literal False: start_hand compiles for one type of `dealt`

@@ -55,6 +55,14 @@ def inlined(fn):
     return njit(fn, forceinline=True, _nrt=False, no_cpython_wrapper=True)
 
 
+def thin(fn):
+    """A function that only dispatches to :func:`inlined` ones (a phase's choice of rules function): its IR
+    is copied into its caller by numba (``inline="always"``) and compiled as part of it. It costs numba
+    little to copy a few lines, and saves an LLVM optimisation of everything below it, which every
+    separately compiled function runs again over all that it inlines."""
+    return njit(fn, inline="always")
+
+
 def sources_hash() -> str:
     """A hash of every kernel source file (and numba's version): the key of the compiled cache."""
     import numba

@@ -38,7 +38,7 @@ from .fields import (
     PLAY,
 )
 from .hand import card_card_given, end_hand, give_back, poker_card_given, rank_card_given
-from .jit import inlined, njit
+from .jit import inlined, njit, thin
 from .legal import claim_mask, exchange_mask, over_mask, rank_mask
 from .play import cards_of_card_play, cards_of_poker_play, cards_of_rank_play, play_or_pass
 from .poker import poker_choice, poker_exchange_mask, poker_mask
@@ -46,7 +46,7 @@ from .views import batch_legal, game_views, rules_views, scratch_size, scratch_v
 
 
 # --------------------------------------------------------------------------- legal actions, per family
-@inlined
+@thin
 def legal_rank(G, T, W):
     """The legal actions of the game now (rank-level table): a function of the state alone."""
     s8 = G[0]
@@ -60,7 +60,7 @@ def legal_rank(G, T, W):
         rank_mask(G, T, W)
 
 
-@inlined
+@thin
 def legal_cards(G, T, W):
     """The legal actions of the game now (card-level table)."""
     s8 = G[0]
@@ -74,7 +74,7 @@ def legal_cards(G, T, W):
         card_mask(G, T, W)
 
 
-@inlined
+@thin
 def legal_poker(G, T, W):
     """The legal actions of the game now (poker: claims and picks)."""
     s8 = G[0]
@@ -87,7 +87,7 @@ def legal_poker(G, T, W):
 
 
 # --------------------------------------------------------------------------- one decision
-@inlined
+@thin
 def begin_step(G, T):
     """A decision starts: no hand has ended and nothing has moved yet. Returns the phase."""
     s8, c8, pts = G[0], G[4], G[8]
@@ -100,7 +100,7 @@ def begin_step(G, T):
     return s8[PHASE]
 
 
-@inlined
+@thin
 def declined(G, T, a):
     """quick_clear: the player asked says no (``a`` 0); the normal turn goes on. Returns whether it was that."""
     s8 = G[0]
@@ -112,7 +112,7 @@ def declined(G, T, a):
     return False
 
 
-@inlined
+@thin
 def score_if_over(G, T, W, ended):
     """After a play that ended the hand: score it, deal the next one; ``moved`` keeps the cards of the play
     that ended the hand, not the next deal's gifts."""
@@ -126,7 +126,7 @@ def score_if_over(G, T, W, ended):
             c8[MOVED, c] = last[c]
 
 
-@inlined
+@thin
 def step_rank(G, T, a, W):
     """One decision ``a`` (checked legal) of a game on the rank-level table."""
     phase = begin_step(G, T)
@@ -139,7 +139,7 @@ def step_rank(G, T, a, W):
     legal_rank(G, T, W)
 
 
-@inlined
+@thin
 def step_cards(G, T, a, W):
     """One decision ``a`` (checked legal) of a game on the card-level table."""
     phase = begin_step(G, T)
@@ -152,7 +152,7 @@ def step_cards(G, T, a, W):
     legal_cards(G, T, W)
 
 
-@inlined
+@thin
 def step_poker(G, T, a, W):
     """One decision ``a`` (checked legal) of a poker game: a claim or a pick that is not the claim's last
     moves no card; a pass, or the last pick, plays."""
@@ -179,7 +179,7 @@ def first_illegal(b8, opt, actions, where):
     return -1
 
 
-@inlined
+@thin
 def not_stepped(G, opt):
     """A game not stepped: no hand ended and nothing moved in this call."""
     s8, c8, pts = G[0], G[4], G[8]
@@ -193,9 +193,10 @@ def not_stepped(G, opt):
 # Each step_* entry point: step every game ``b`` with ``where[b]`` by ``actions[b]``; the others keep their
 # state but for hand_over, hand_points and moved, which say that this call ended and moved nothing there.
 # Returns -1, or the first game whose action is out of range or not legal (and then steps nothing). The
-# games lo..hi-1 are stepped by one loop (``games_*``, inlined), with the workspace ``base`` that the entry
-# point allocates (one per thread in the ``*_parallel`` entry points, ``engine.set_threads``): the rules
-# functions allocate nothing.
+# games lo..hi-1 are stepped by one loop (``_games_*``) with the workspace ``base`` (int64, at least
+# ``views.scratch_size`` words: the caller's, ``Consts.workspace()``). The entry points count no references
+# (``_nrt=False``), so the loop is copied into them (``thin``); the ``*_parallel`` ones
+# (``engine.set_threads``) call it once per thread, each with a workspace of its own.
 
 def _games_rank(b8, b16, b32, keys, opt, tab, actions, where, lo, hi, base):
     T, W = rules_views(opt, tab), scratch_views(base, opt)
@@ -227,56 +228,52 @@ def _games_poker(b8, b16, b32, keys, opt, tab, actions, where, lo, hi, base):
             not_stepped(G, opt)
 
 
-games_rank, games_cards, games_poker = (inlined(f) for f in (_games_rank, _games_cards, _games_poker))
-
-
-@njit
-def workspace(opt):
-    """The scratch space of one loop over games (:func:`views.scratch_views`)."""
-    return np.empty(scratch_size(opt), dtype=np.int64)
+games_rank, games_cards, games_poker = (thin(f) for f in (_games_rank, _games_cards, _games_poker))
+_games_inlined = tuple(inlined(f) for f in (_games_rank, _games_cards, _games_poker))
+games_rank_inlined, games_cards_inlined, games_poker_inlined = _games_inlined
 
 
 @njit
 def games_rank_call(b8, b16, b32, keys, opt, tab, actions, where, lo, hi):
-    games_rank(b8, b16, b32, keys, opt, tab, actions, where, lo, hi, workspace(opt))
+    games_rank_inlined(b8, b16, b32, keys, opt, tab, actions, where, lo, hi, np.empty(scratch_size(opt), np.int64))
 
 
 @njit
 def games_cards_call(b8, b16, b32, keys, opt, tab, actions, where, lo, hi):
-    games_cards(b8, b16, b32, keys, opt, tab, actions, where, lo, hi, workspace(opt))
+    games_cards_inlined(b8, b16, b32, keys, opt, tab, actions, where, lo, hi, np.empty(scratch_size(opt), np.int64))
 
 
 @njit
 def games_poker_call(b8, b16, b32, keys, opt, tab, actions, where, lo, hi):
-    games_poker(b8, b16, b32, keys, opt, tab, actions, where, lo, hi, workspace(opt))
+    games_poker_inlined(b8, b16, b32, keys, opt, tab, actions, where, lo, hi, np.empty(scratch_size(opt), np.int64))
 
 
-@njit
-def step_batch_rank(b8, b16, b32, keys, opt, tab, actions, where):
+@njit(_nrt=False)
+def step_batch_rank(b8, b16, b32, keys, opt, tab, actions, where, base):
     bad = first_illegal(b8, opt, actions, where)
     if bad < 0:
-        games_rank(b8, b16, b32, keys, opt, tab, actions, where, 0, b8.shape[0], workspace(opt))
+        games_rank(b8, b16, b32, keys, opt, tab, actions, where, 0, b8.shape[0], base)
     return bad
 
 
-@njit
-def step_batch_cards(b8, b16, b32, keys, opt, tab, actions, where):
+@njit(_nrt=False)
+def step_batch_cards(b8, b16, b32, keys, opt, tab, actions, where, base):
     bad = first_illegal(b8, opt, actions, where)
     if bad < 0:
-        games_cards(b8, b16, b32, keys, opt, tab, actions, where, 0, b8.shape[0], workspace(opt))
+        games_cards(b8, b16, b32, keys, opt, tab, actions, where, 0, b8.shape[0], base)
     return bad
 
 
-@njit
-def step_batch_poker(b8, b16, b32, keys, opt, tab, actions, where):
+@njit(_nrt=False)
+def step_batch_poker(b8, b16, b32, keys, opt, tab, actions, where, base):
     bad = first_illegal(b8, opt, actions, where)
     if bad < 0:
-        games_poker(b8, b16, b32, keys, opt, tab, actions, where, 0, b8.shape[0], workspace(opt))
+        games_poker(b8, b16, b32, keys, opt, tab, actions, where, 0, b8.shape[0], base)
     return bad
 
 
 @njit(parallel=True)
-def step_batch_rank_parallel(b8, b16, b32, keys, opt, tab, actions, where):
+def step_batch_rank_parallel(b8, b16, b32, keys, opt, tab, actions, where, base):
     bad = first_illegal(b8, opt, actions, where)
     if bad < 0:
         B, n = b8.shape[0], get_num_threads()
@@ -286,7 +283,7 @@ def step_batch_rank_parallel(b8, b16, b32, keys, opt, tab, actions, where):
 
 
 @njit(parallel=True)
-def step_batch_cards_parallel(b8, b16, b32, keys, opt, tab, actions, where):
+def step_batch_cards_parallel(b8, b16, b32, keys, opt, tab, actions, where, base):
     bad = first_illegal(b8, opt, actions, where)
     if bad < 0:
         B, n = b8.shape[0], get_num_threads()
@@ -296,7 +293,7 @@ def step_batch_cards_parallel(b8, b16, b32, keys, opt, tab, actions, where):
 
 
 @njit(parallel=True)
-def step_batch_poker_parallel(b8, b16, b32, keys, opt, tab, actions, where):
+def step_batch_poker_parallel(b8, b16, b32, keys, opt, tab, actions, where, base):
     bad = first_illegal(b8, opt, actions, where)
     if bad < 0:
         B, n = b8.shape[0], get_num_threads()
@@ -308,8 +305,8 @@ def step_batch_poker_parallel(b8, b16, b32, keys, opt, tab, actions, where):
 # start_* deals (unless ``dealt``) and starts the hand of every game whose seats, ranks, dealer and hand number
 # are in place, and works out its legal actions; legal_* recomputes the legal actions from the state.
 
-@inlined
-def start_games_rank(b8, b16, b32, keys, opt, tab, dealt, base):
+@njit(_nrt=False)
+def start_batch_rank(b8, b16, b32, keys, opt, tab, dealt, base):
     T, W = rules_views(opt, tab), scratch_views(base, opt)
     for b in range(b8.shape[0]):
         G = game_views(b8, b16, b32, keys, opt, b)
@@ -317,8 +314,8 @@ def start_games_rank(b8, b16, b32, keys, opt, tab, dealt, base):
         legal_rank(G, T, W)
 
 
-@inlined
-def start_games_cards(b8, b16, b32, keys, opt, tab, dealt, base):
+@njit(_nrt=False)
+def start_batch_cards(b8, b16, b32, keys, opt, tab, dealt, base):
     T, W = rules_views(opt, tab), scratch_views(base, opt)
     for b in range(b8.shape[0]):
         G = game_views(b8, b16, b32, keys, opt, b)
@@ -326,8 +323,8 @@ def start_games_cards(b8, b16, b32, keys, opt, tab, dealt, base):
         legal_cards(G, T, W)
 
 
-@inlined
-def start_games_poker(b8, b16, b32, keys, opt, tab, dealt, base):
+@njit(_nrt=False)
+def start_batch_poker(b8, b16, b32, keys, opt, tab, dealt, base):
     T, W = rules_views(opt, tab), scratch_views(base, opt)
     for b in range(b8.shape[0]):
         G = game_views(b8, b16, b32, keys, opt, b)
@@ -335,55 +332,25 @@ def start_games_poker(b8, b16, b32, keys, opt, tab, dealt, base):
         legal_poker(G, T, W)
 
 
-@njit
-def start_batch_rank(b8, b16, b32, keys, opt, tab, dealt):
-    start_games_rank(b8, b16, b32, keys, opt, tab, dealt, workspace(opt))
-
-
-@njit
-def start_batch_cards(b8, b16, b32, keys, opt, tab, dealt):
-    start_games_cards(b8, b16, b32, keys, opt, tab, dealt, workspace(opt))
-
-
-@njit
-def start_batch_poker(b8, b16, b32, keys, opt, tab, dealt):
-    start_games_poker(b8, b16, b32, keys, opt, tab, dealt, workspace(opt))
-
-
-@inlined
-def legal_games_rank(b8, b16, b32, keys, opt, tab, base):
+@njit(_nrt=False)
+def legal_batch_rank(b8, b16, b32, keys, opt, tab, base):
     T, W = rules_views(opt, tab), scratch_views(base, opt)
     for b in range(b8.shape[0]):
         legal_rank(game_views(b8, b16, b32, keys, opt, b), T, W)
 
 
-@inlined
-def legal_games_cards(b8, b16, b32, keys, opt, tab, base):
+@njit(_nrt=False)
+def legal_batch_cards(b8, b16, b32, keys, opt, tab, base):
     T, W = rules_views(opt, tab), scratch_views(base, opt)
     for b in range(b8.shape[0]):
         legal_cards(game_views(b8, b16, b32, keys, opt, b), T, W)
 
 
-@inlined
-def legal_games_poker(b8, b16, b32, keys, opt, tab, base):
+@njit(_nrt=False)
+def legal_batch_poker(b8, b16, b32, keys, opt, tab, base):
     T, W = rules_views(opt, tab), scratch_views(base, opt)
     for b in range(b8.shape[0]):
         legal_poker(game_views(b8, b16, b32, keys, opt, b), T, W)
-
-
-@njit
-def legal_batch_rank(b8, b16, b32, keys, opt, tab):
-    legal_games_rank(b8, b16, b32, keys, opt, tab, workspace(opt))
-
-
-@njit
-def legal_batch_cards(b8, b16, b32, keys, opt, tab):
-    legal_games_cards(b8, b16, b32, keys, opt, tab, workspace(opt))
-
-
-@njit
-def legal_batch_poker(b8, b16, b32, keys, opt, tab):
-    legal_games_poker(b8, b16, b32, keys, opt, tab, workspace(opt))
 
 
 # The entry points of each family: 0 rank, 1 cards, 2 poker (``consts.family``).

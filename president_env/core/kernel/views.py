@@ -142,11 +142,14 @@ def _scratch(base, opt, view):
     return tuple(out)
 
 
-@njit(forceinline=True)
-def scratch_size(opt):
+def _scratch_size(opt):
     """int64 words of the workspace."""
     C, R, S, K, NNAT = opt[O_C], opt[O_R], opt[O_S], opt[O_K], opt[O_NNAT]
     return 2 * C + 5 * R + R * S + 4 * K + K + 5 + 4 * NNAT + 1
+
+
+scratch_size = njit(forceinline=True)(_scratch_size)
+scratch_size_py = _scratch_size   # the same count from Python (``Consts.workspace``)
 
 
 @njit(forceinline=True)
