@@ -7,8 +7,6 @@ claim completable (and the play higher than the top); the play is made with the 
 
 from __future__ import annotations
 
-import numpy as np
-
 from .fields import (
     A_PICK,
     C_FIRST,
@@ -51,10 +49,10 @@ from .fields import (
     TOP_CARDS,
     TOP_CLAIM,
 )
-from .jit import inlined, njit
+from .jit import inlined
 
 
-@njit
+@inlined
 def poker_choice(G, T, a):
     """A claim (``1 <= a <= X``) is noted and its picks start; a pick takes the next copy of its card held
     into ``picked``. Returns True when the claim's last card is picked: the play is made now."""
@@ -78,7 +76,7 @@ def poker_choice(G, T, a):
     return n == claims[CL_N, i16[POKER_CLAIM]]
 
 
-@njit
+@inlined
 def poker_exchange_mask(G, T):
     """Poker give-backs and trades: the pick id of any card name held."""
     s8, hands, legal = G[0], G[5], G[6]
@@ -473,7 +471,7 @@ def _top_suit(G, T, rev):
     return 3 - lo if rev else hi
 
 
-@njit
+@inlined
 def _legal_picks(claims, picks, x, S, A, rev, avail, bind, top_suit, equal_beats, lowest, out):
     """Into ``out[u]`` (0/1): picking the next copy of card name ``u`` (one ``avail``) keeps claim ``x``
     completable, under the first-pick rules: with ``bind`` (the top's own claim) a card whose suit beats
@@ -494,8 +492,8 @@ def _legal_picks(claims, picks, x, S, A, rev, avail, bind, top_suit, equal_beats
     return n
 
 
-@njit
-def poker_mask(G, T):
+@inlined
+def poker_mask(G, T, W):
     """The legal claims or picks of the player to act (docs/rules.md choice 45), into ``legal[b]``."""
     s8, c8, hands, legal, i16 = G[0], G[4], G[5], G[6], G[9]
     opt, card, claims, picks = T[0], T[2], T[13], T[14]
@@ -509,10 +507,16 @@ def poker_mask(G, T):
     for a in range(opt[O_A]):
         legal[a] = 0
     # count the picked cards (S) and the available ones (A: held, not picked), and the names available
-    S = np.zeros((NR + 2, 5), dtype=np.int64)
-    A = np.zeros((NR + 2, 5), dtype=np.int64)
-    avail = np.zeros(U, dtype=np.bool_)
-    names = np.zeros(U, dtype=np.int8)
+    # (in the workspace: S, A and the first lead's S0, A0 (NR + 2, 5); the names available and legal (U,))
+    S, A, S0, A0 = W[11][0], W[11][1], W[11][2], W[11][3]
+    avail, names = W[12][0], W[12][1]
+    for r in range(NR + 2):
+        for j in range(5):
+            S[r, j] = 0
+            A[r, j] = 0
+    for u in range(U):
+        avail[u] = 0
+        names[u] = 0
     none_picked = True
     for c in range(C):
         if c8[PICKED, c]:
@@ -536,14 +540,21 @@ def poker_mask(G, T):
 
     # ---------------------------------------------------- no claim pending: the claims, and the pass
     # (S is empty: no card is picked before a claim, but on the first lead the lowest card counts as picked)
-    S0, A0 = S, A
+    lowest_held = -1
     if first:
         for c in range(C):
             if card[C_LOWEST, c] and hands[cur, c] and not c8[PICKED, c]:   # either copy (two decks)
-                S0, A0 = np.zeros((NR + 2, 5), dtype=np.int64), A.copy()
-                _tally(S0, T, c, 1)
-                _tally(A0, T, c, -1)
+                lowest_held = c
                 break
+    if lowest_held >= 0:
+        for r in range(NR + 2):
+            for j in range(5):
+                S0[r, j] = 0
+                A0[r, j] = A[r, j]
+        _tally(S0, T, lowest_held, 1)
+        _tally(A0, T, lowest_held, -1)
+    else:
+        S0, A0 = S, A
     bomb_rule = opt[O_FOUR] == FOUR_BOMB
     str_row = CL_STR0 + (1 if rev else 0)
     n_top, str_top = claims[CL_N, top], claims[str_row, top]

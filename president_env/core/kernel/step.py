@@ -83,7 +83,7 @@ def legal_poker(G, T, W):
     elif s8[PHASE] == EXCHANGE:
         poker_exchange_mask(G, T)
     else:
-        poker_mask(G, T)
+        poker_mask(G, T, W)
 
 
 # --------------------------------------------------------------------------- one decision

@@ -31,6 +31,7 @@ from .fields import (
     O_C,
     O_K,
     O_NNAT,
+    O_NRP,
     O_OC8,
     O_OHANDS,
     O_OK8,
@@ -41,6 +42,7 @@ from .fields import (
     O_R,
     O_S,
     O_TABLES,
+    O_U,
 )
 from .jit import njit
 
@@ -129,14 +131,21 @@ else:
         slots = carray(_pointer(a + 8 * o, np.int64), (5,))
         o += 5
         pres = carray(_pointer(a + 8 * o, np.int64), (4 * NNAT + 1,))
-        return (sel, last, lo, hi, cap, extra, nat, suited, per_kind, slots, pres)
+        o += 4 * NNAT + 1
+        NR2, U = opt[O_NRP] + 2, opt[O_U]
+        picked = carray(_pointer(a + 8 * o, np.int64), (4, NR2, 5))
+        o += 4 * NR2 * 5
+        names = carray(_pointer(a + 8 * o, np.int64), (2, U))
+        return (sel, last, lo, hi, cap, extra, nat, suited, per_kind, slots, pres, picked, names)
 
 
 def _scratch(base, opt, view):
     C, R, S, K, NNAT = opt[O_C], opt[O_R], opt[O_S], opt[O_K], opt[O_NNAT]
     out, o = [], 0
+    NR2, U = opt[O_NRP] + 2, opt[O_U]
     for n, shape in ((C, (C,)), (C, (C,)), (R, (R,)), (R, (R,)), (R, (R,)), (R * S, (R, S)), (R, (R,)),
-                     (4 * K, (K, 4)), (K, (K,)), (5, (5,)), (4 * NNAT + 1, (4 * NNAT + 1,))):
+                     (4 * K, (K, 4)), (K, (K,)), (5, (5,)), (4 * NNAT + 1, (4 * NNAT + 1,)),
+                     (4 * NR2 * 5, (4, NR2, 5)), (2 * U, (2, U))):
         out.append(view(o, n, shape, np.int64))
         o += n
     return tuple(out)
@@ -145,7 +154,8 @@ def _scratch(base, opt, view):
 def _scratch_size(opt):
     """int64 words of the workspace."""
     C, R, S, K, NNAT = opt[O_C], opt[O_R], opt[O_S], opt[O_K], opt[O_NNAT]
-    return 2 * C + 5 * R + R * S + 4 * K + K + 5 + 4 * NNAT + 1
+    NR2, U = opt[O_NRP] + 2, opt[O_U]
+    return 2 * C + 5 * R + R * S + 4 * K + K + 5 + 4 * NNAT + 1 + 4 * NR2 * 5 + 2 * U
 
 
 scratch_size = njit(forceinline=True)(_scratch_size)
