@@ -323,17 +323,18 @@ def _check_later_iterations(out: Path, done: int, force: bool) -> None:
                               "--force")
 
 
-def _start(rules: Rules, s: TrainSettings, args: ExitArgs, out: Path, plan_of: Any) -> tuple[Any, list, Plan | None]:
-    """The network to begin with, its history, and the plan of ``--minutes`` (made once the network exists)."""
+def _given_network(rules: Rules, args: ExitArgs) -> tuple[Any, list[dict[str, Any]]] | None:
+    """The network of ``--resume`` (with its history) or ``--init`` (no history), read before any work; ``None``
+    when the run starts from a new network."""
     if args.resume:
-        policy, history = load_checkpoint(args.resume, rules, args.seed)
-        _check_later_iterations(out, history[-1]["iteration"] if history else 0, args.force)
-        _say(args, f"resumed from {args.resume}: iteration {history[-1]['iteration'] if history else 0} done")
-        return policy, history, plan_of(policy, False)
+        return load_checkpoint(args.resume, rules, args.seed)
     if args.init:
-        policy = policy_from_agent_file(rules, args.init, args.seed)
-        _say(args, f"iteration 0: the network of {args.init}")
-        return policy, [], plan_of(policy, False)
+        return policy_from_agent_file(rules, args.init, args.seed), []
+    return None
+
+
+def _warm_start(rules: Rules, s: TrainSettings, args: ExitArgs, plan_of: Any) -> tuple[Any, Plan | None]:
+    """A new network fitted to the heuristic's self-play (:mod:`training.imitation`), and the plan of ``--minutes``."""
     policy = new_policy(rules, list(s.net_arch), "tanh", args.seed)
     plan = plan_of(policy, bool(s.imitation_decisions))
     if s.imitation_decisions:
@@ -343,7 +344,7 @@ def _start(rules: Rules, s: TrainSettings, args: ExitArgs, out: Path, plan_of: A
                          deadline=plan.warm_end if plan else None, progress=args.progress)
         _say(args, f"iteration 0, warm start: {len(demos.actions):,} {s.imitation_teacher} decisions, "
                    f"{stats['epochs']:g} epoch(s), {stats.get('accuracy', 0):.1%} of its moves imitated")
-    return policy, [], plan
+    return policy, plan
 
 
 def train_exit(args: ExitArgs, started: float | None = None) -> ExitResult:
@@ -359,10 +360,10 @@ def train_exit(args: ExitArgs, started: float | None = None) -> ExitResult:
         raise ValueError(f"--iterations must be 0..100000, got {total}")
     if args.init and args.resume:
         raise ValueError("--init starts a run, --resume continues one: give one of them")
-    if args.resume and not Path(args.resume).is_file():
-        raise CheckpointError(f"--resume {args.resume}: no such file (give checkpoints/iter_K{STATE_SUFFIX} or "
-                              f"model{STATE_SUFFIX} of a run)")
+    given = _given_network(rules, args)        # a bad --init or --resume is refused before any work
     out = prepare_out(args.out, args.resume, args.force)
+    if args.resume:
+        _check_later_iterations(out, given[1][-1]["iteration"] if given[1] else 0, args.force)
     (out / "args.json").write_text(json.dumps({"args": asdict(args), "settings": asdict(s),
                                                "rules": rules.to_dict()}, indent=1, default=str))
     deals = {b: args.final_deals for b in BASELINES} if args.final_deals else {}
@@ -380,7 +381,12 @@ def train_exit(args: ExitArgs, started: float | None = None) -> ExitResult:
     saved: Path | None = None          # the last finished iteration's checkpoint
     history: list[dict[str, Any]] = []
     try:
-        policy, history, plan = _start(rules, s, args, out, plan_of)
+        if given is None:
+            (policy, plan), history = _warm_start(rules, s, args, plan_of), []
+        else:
+            (policy, history), plan = given, plan_of(given[0], False)
+            _say(args, f"starting after iteration {history[-1]['iteration'] if history else 0}: the network of "
+                       f"{args.resume or args.init}")
         if not history:
             save_checkpoint(policy, out / "checkpoints" / "iter_0", rules, args, history)
             saved = out / "checkpoints" / f"iter_0{STATE_SUFFIX}"
@@ -410,7 +416,6 @@ def train_exit(args: ExitArgs, started: float | None = None) -> ExitResult:
     except KeyboardInterrupt:
         raise ExitInterrupted(saved, history[-1]["iteration"] if history else 0) from None
 
-    final: list[Matchup] = []
     final_deals = plan.final_deals if plan else deals
     learner = FileAgent(agent_path, rules, name="learner")
     final = [matchup(rules, learner, b, n, seed=args.seed + 2, progress=args.progress,
