@@ -44,10 +44,13 @@ CHECKPOINT_EVERY = {"sb3": 1_000_000, "rllib": 10}   # learner steps (sb3), PPO 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``train`` and ``train-all``."""
-    p = subparsers.add_parser("train", help="fit a MaskablePPO agent to one variant (self-play + baselines)",
+    p = subparsers.add_parser("train", help="fit an agent to one variant: MaskablePPO (self-play + baselines) or "
+                                            "expert iteration (--method)",
                               description="Fit a MaskablePPO agent on the batched VecEnv against a pool of the "
                                           "scripted baselines and snapshots of itself; evaluate it at intervals "
-                                          "and at the end against the baselines in duplicate-deal tournaments.")
+                                          "and at the end against the baselines in duplicate-deal tournaments. "
+                                          "--method expert-iteration fits the same network to the moves of a "
+                                          "search that plays with it instead, iteration by iteration.")
     p.add_argument("--preset", type=preset_name, default="president",
                    help=f"the variant (default president), one of: {', '.join(PRESETS)}")
     p.add_argument("--players", type=int, default=None, help="number of players (default: the preset's)")

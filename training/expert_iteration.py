@@ -284,6 +284,8 @@ def load_checkpoint(path: str, rules: Rules, seed: int) -> tuple[Any, list[dict[
         raise CheckpointError(why)
     history = meta.get("history")
     ok = (isinstance(history, list) and all(isinstance(r, dict) for r in history)
+          and [r.get("iteration") for r in history] == list(range(1, len(history) + 1))
+          and all(isinstance(r.get("decisions"), int) for r in history)
           and isinstance(meta.get("hidden"), list) and meta.get("activation") in ("tanh", "relu"))
     if not ok:
         raise CheckpointError(f"--resume {path}: its metadata lacks the history or the network's shape")
@@ -312,10 +314,10 @@ def _say(args: ExitArgs, line: str) -> None:
 
 
 def _check_later_iterations(out: Path, done: int, force: bool) -> None:
-    """Resuming from iteration ``done`` would write over a later iteration's checkpoint of this folder: refused
-    unless ``force``."""
-    later = sorted(int(p.name[5:-len(STATE_SUFFIX)]) for p in (out / "checkpoints").glob(f"iter_*{STATE_SUFFIX}")
-                   if p.name[5:-len(STATE_SUFFIX)].isdigit() and int(p.name[5:-len(STATE_SUFFIX)]) > done)
+    """Resuming from iteration ``done`` would write over a later iteration's checkpoint in ``out``: refused unless
+    ``force``."""
+    names = (p.name[len("iter_"):-len(STATE_SUFFIX)] for p in (out / "checkpoints").glob(f"iter_*{STATE_SUFFIX}"))
+    later = sorted(k for k in (int(n) for n in names if n.isdigit()) if k > done)
     if later and not force:
         raise CheckpointError(f"--out {out} holds iteration {later[-1]} of this run and the checkpoint resumed is "
                               f"iteration {done}: the run would write over iterations {later[0]}..{later[-1]}; "
@@ -361,9 +363,9 @@ def train_exit(args: ExitArgs, started: float | None = None) -> ExitResult:
     if args.init and args.resume:
         raise ValueError("--init starts a run, --resume continues one: give one of them")
     given = _given_network(rules, args)        # a bad --init or --resume is refused before any work
-    out = prepare_out(args.out, args.resume, args.force)
     if args.resume:
-        _check_later_iterations(out, given[1][-1]["iteration"] if given[1] else 0, args.force)
+        _check_later_iterations(Path(args.out), len(given[1]), args.force)
+    out = prepare_out(args.out, args.resume, args.force)
     (out / "args.json").write_text(json.dumps({"args": asdict(args), "settings": asdict(s),
                                                "rules": rules.to_dict()}, indent=1, default=str))
     deals = {b: args.final_deals for b in BASELINES} if args.final_deals else {}
