@@ -131,6 +131,17 @@ def test_a_resumed_run_goes_on_counting_and_ends_as_an_unbroken_one(run) -> None
     assert not (out / "checkpoints" / "iter_3.exit.safetensors").exists()
 
 
+def test_without_init_a_warm_start_and_minutes_bound_the_run(tmp_path) -> None:
+    settings = dict(FAST, imitation_decisions=200, imitation_epochs=1, net_arch=[16])
+    result = ex.train_exit(_args(tmp_path, "budget", init=None, iterations=10_000, minutes=0.15, final_deals=50,
+                                 settings=settings))
+    assert 1 <= result.iterations < 10_000            # iterations ran, and the budget ended them
+    assert result.seconds < 0.15 * 60 + 15, result.seconds   # the plan keeps the time (with slack for a busy machine)
+    assert result.final and all(m.deals <= 50 for m in result.final)
+    meta, _ = read_agent_file(tmp_path / "budget" / "checkpoints" / "iter_0.agent.safetensors")
+    assert meta["architecture"]["hidden"] == [16]     # the new network of net_arch, warm-started
+
+
 def test_resume_refuses_an_agent_file_and_a_checkpoint_of_other_rules(run) -> None:
     tmp, result = run
     with pytest.raises(ex.CheckpointError, match="an agent file starts a run with --init"):

@@ -241,7 +241,7 @@ def save_checkpoint(policy: Any, path: Path, rules: Rules, args: ExitArgs, histo
     (the policy as an agent file); returns the agent file. Both written to a temporary file and renamed."""
     from safetensors.torch import save
 
-    iteration = history[-1]["iteration"] if history else 0
+    iteration = len(history)           # the history's rows are iterations 1, 2, ...
     decisions = sum(int(row["decisions"]) for row in history)
     made = made_by(rules, args, iteration, decisions)
     meta = {"format": FORMAT, "rules": rules.to_dict(), "iteration": iteration, "hidden": hidden_of(policy),
@@ -387,7 +387,7 @@ def train_exit(args: ExitArgs, started: float | None = None) -> ExitResult:
             (policy, plan), history = _warm_start(rules, s, args, plan_of), []
         else:
             (policy, history), plan = given, plan_of(given[0], False)
-            _say(args, f"starting after iteration {history[-1]['iteration'] if history else 0}: the network of "
+            _say(args, f"starting after iteration {len(history)}: the network of "
                        f"{args.resume or args.init}")
         if not history:
             save_checkpoint(policy, out / "checkpoints" / "iter_0", rules, args, history)
@@ -395,7 +395,7 @@ def train_exit(args: ExitArgs, started: float | None = None) -> ExitResult:
         else:
             saved = Path(args.resume)
         last_seconds = 0.0
-        while (k := (history[-1]["iteration"] if history else 0) + 1) <= total:
+        while (k := len(history) + 1) <= total:
             t0 = time.time()
             if plan and t0 + last_seconds > plan.ppo_end:
                 _say(args, f"iteration {k}: not begun, the budget's time for iterations is spent")
@@ -413,10 +413,10 @@ def train_exit(args: ExitArgs, started: float | None = None) -> ExitResult:
                        f"epoch(s): loss {row['loss_before']:.4f} -> {row['loss_after']:.4f}, accuracy "
                        f"{row['accuracy_before']:.1%} -> {row['accuracy_after']:.1%}; {row['seconds']:.0f} s "
                        f"(run {(time.time() - started) / 60:.1f} min)")
-        done = history[-1]["iteration"] if history else 0
+        done = len(history)
         agent_path = save_checkpoint(policy, out / "model", rules, args, history)
     except KeyboardInterrupt:
-        raise ExitInterrupted(saved, history[-1]["iteration"] if history else 0) from None
+        raise ExitInterrupted(saved, len(history)) from None
 
     final_deals = plan.final_deals if plan else deals
     learner = FileAgent(agent_path, rules, name="learner")

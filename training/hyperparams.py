@@ -56,7 +56,9 @@ class TrainSettings:
     exit_iterations: int = 10
     exit_decisions: int = 20_000
     exit_games: int = 32
-    exit_search: str = "worlds=8,actions=3"  # SearchAgent settings (agents/search.py) but policy, prior, fallback
+    # SearchAgent settings (agents/search.py) but policy, prior and fallback: z=2, not the agent's 1, so that a
+    # move other than the network's is a target only when the worlds clearly favour it (fewer noisy targets)
+    exit_search: str = "worlds=16,actions=3,z=2"
     exit_epochs: int = 4
     exit_learning_rate: float = 3e-4
     exit_batch: int = 512
