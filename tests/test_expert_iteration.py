@@ -220,9 +220,14 @@ def test_ctrl_c_keeps_the_finished_iterations_and_the_run_resumes(tmp_path, monk
     assert code == 130 and "interrupted in iteration 1" in err and f"--resume {last}" in err, err
     assert "without --init" in err and not (out / "model.agent.safetensors").exists()
     monkeypatch.setattr(ex, "_iteration", real)
-    argv = [a for a in _cli(out, init, "--iterations", "1", "--resume", str(last)) if a not in ("--init", init)]
+    argv = [a for a in _cli(out, init, "--iterations", "1", "--resume", str(last))
+            if a not in ("--init", init, "--no-progress")]
     code, err = _run(argv, capsys)
     assert code == 0, err
+    # with progress: a line at once, then one per iteration with its loss and accuracy before and after the fit
+    assert err.startswith("president train --method expert-iteration: president, 1 iteration(s)"), err[:200]
+    line = next(x for x in err.replace("\r", "\n").splitlines() if x.startswith("iteration 1/1: "))
+    assert "search decisions" in line and "loss " in line and " -> " in line and "accuracy" in line, line
     assert json.loads((out / "final.json").read_text())["iterations"] == 1
     assert [line.split(",")[0] for line in (out / "iterations.csv").read_text().splitlines()[1:]] == ["1"]
     meta, _ = read_agent_file(out / "model.agent.safetensors")

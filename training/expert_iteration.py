@@ -45,6 +45,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -78,7 +79,7 @@ META_KEY = "president-exit"
 STATE_SUFFIX = ".exit.safetensors"
 #: search settings the trainer sets itself: the network is the prior, the rollout policy and the fallback
 FIXED_SEARCH = ("policy", "prior", "fallback")
-CURVE_FIELDS = ("iteration", "decisions", "seconds", "loss_before", "loss_after", "accuracy_before",
+CURVE_FIELDS = ("iteration", "decisions", "searched", "seconds", "loss_before", "loss_after", "accuracy_before",
                 "accuracy_after", "epochs", "value_loss")
 
 
@@ -373,7 +374,8 @@ def train_exit(args: ExitArgs, started: float | None = None) -> ExitResult:
     def plan_of(policy: Any, warm: bool) -> Plan | None:
         if args.minutes is None:
             return None
-        cost = measure_eval_cost(rules, _agent(rules, policy), BASELINES[0], max(deals.values()), seed=args.seed + 3,
+        learner = NetworkAgent(rules, policy, "learner")
+        cost = measure_eval_cost(rules, learner, BASELINES[0], max(deals.values()), seed=args.seed + 3,
                                  progress=args.progress) if deals else None
         plan = make_plan(started, args.minutes, time.time(), cost, deals, s.imitation_share if warm else 0.0)
         _say(args, f"budget {args.minutes:g} min: iterations until {(plan.ppo_end - started) / 60:.1f} min, then "
@@ -409,10 +411,7 @@ def train_exit(args: ExitArgs, started: float | None = None) -> ExitResult:
             saved = out / "checkpoints" / f"iter_{k}{STATE_SUFFIX}"
             write_curve(out / "iterations.csv", history)
             last_seconds = time.time() - t0
-            _say(args, f"iteration {k}/{total}: {row['decisions']:,} search decisions, fit {row['epochs']:g} "
-                       f"epoch(s): loss {row['loss_before']:.4f} -> {row['loss_after']:.4f}, accuracy "
-                       f"{row['accuracy_before']:.1%} -> {row['accuracy_after']:.1%}; {row['seconds']:.0f} s "
-                       f"(run {(time.time() - started) / 60:.1f} min)")
+            _say(args, f"{_describe(row, total)} (run {(time.time() - started) / 60:.1f} min)")
         done = len(history)
         agent_path = save_checkpoint(policy, out / "model", rules, args, history)
     except KeyboardInterrupt:
@@ -426,12 +425,6 @@ def train_exit(args: ExitArgs, started: float | None = None) -> ExitResult:
                         sum(int(r["decisions"]) for r in history), time.time() - started, final)
     (out / "final.json").write_text(json.dumps(result.to_dict(), indent=1))
     return result
-
-
-def _agent(rules: Rules, policy: Any) -> Any:
-    from training.opponent_pool import PolicyAgent
-
-    return PolicyAgent(rules, policy, "learner", deterministic=True, frozen=False)
 
 
 def _iteration(rules: Rules, s: TrainSettings, args: ExitArgs, search_kwargs: dict[str, Any], policy: Any,
@@ -454,11 +447,26 @@ def _iteration(rules: Rules, s: TrainSettings, args: ExitArgs, search_kwargs: di
                      deadline=plan.ppo_end if plan else None, progress=args.progress,
                      desc=f"iteration {k}/{total} 2/2: fitting the network")
     loss_after, acc_after = imitation_loss(policy, demos)
-    return {"iteration": k, "decisions": len(demos.actions), "loss_before": round(loss_before, 6),
-            "loss_after": round(loss_after, 6), "accuracy_before": round(acc_before, 6),
-            "accuracy_after": round(acc_after, 6), "epochs": stats["epochs"],
-            "value_loss": round(stats["value_loss"], 6) if "value_loss" in stats else None,
-            "searched": search.stats.searched,            "cut": bool(demos.timed_out or stats["timed_out"])}
+    return {"iteration": k, "decisions": len(demos.actions), "loss_before": _number(loss_before),
+            "loss_after": _number(loss_after), "accuracy_before": _number(acc_before),
+            "accuracy_after": _number(acc_after), "epochs": stats["epochs"],
+            "value_loss": _number(stats.get("value_loss", math.nan)),
+            "searched": search.stats.searched, "cut": bool(demos.timed_out or stats["timed_out"])}
+
+
+def _number(x: float) -> float | None:
+    """A figure of the history (JSON in the checkpoint): rounded, ``None`` when there is none (NaN)."""
+    return round(float(x), 6) if math.isfinite(x) else None
+
+
+def _describe(row: dict[str, Any], total: int) -> str:
+    """The line an iteration prints."""
+    def f(x: float | None, spec: str) -> str:
+        return "n/a" if x is None else format(x, spec)
+
+    return (f"iteration {row['iteration']}/{total}: {row['decisions']:,} search decisions, fit {row['epochs']:g} "
+            f"epoch(s): loss {f(row['loss_before'], '.4f')} -> {f(row['loss_after'], '.4f')}, accuracy "
+            f"{f(row['accuracy_before'], '.1%')} -> {f(row['accuracy_after'], '.1%')}; {row['seconds']:.0f} s")
 
 
 def format_result(result: ExitResult) -> str:
