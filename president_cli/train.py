@@ -1,5 +1,8 @@
 """``president train`` and ``president train-all``: fit MaskablePPO agents (see :mod:`training.train`).
 
+``president train --method expert-iteration`` fits the same network to a search's moves instead, iteration by
+iteration (:mod:`training.expert_iteration`).
+
 ``president train --backend rllib`` runs multi-agent PPO on Ray RLlib instead (every seat a
 learning policy; local Ray, or a cluster with ``--address``; see :mod:`training.rllib_train`).
 """
@@ -28,6 +31,8 @@ from president_env.core import PRESETS, RulesError
 from president_env.core.jsonio import JSONInputError, JSONSyntaxError, loads
 
 BACKENDS = ("sb3", "rllib")
+METHODS = ("ppo", "expert-iteration")
+DEFAULT_TIMESTEPS = 5_000_000
 # options of the rllib backend and their defaults (given with --backend sb3 they are refused)
 RLLIB_DEFAULTS: dict[str, object] = {"env_runners": 1, "address": None, "policies": "shared", "iterations": None,
                                      "trust_pickle": False, "envs_per_runner": None, "learners": None,
@@ -39,14 +44,17 @@ CHECKPOINT_EVERY = {"sb3": 1_000_000, "rllib": 10}   # learner steps (sb3), PPO 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``train`` and ``train-all``."""
-    p = subparsers.add_parser("train", help="fit a MaskablePPO agent to one variant (self-play + baselines)",
+    p = subparsers.add_parser("train", help="fit an agent to one variant: MaskablePPO (self-play + baselines) or "
+                                            "expert iteration (--method)",
                               description="Fit a MaskablePPO agent on the batched VecEnv against a pool of the "
                                           "scripted baselines and snapshots of itself; evaluate it at intervals "
-                                          "and at the end against the baselines in duplicate-deal tournaments.")
+                                          "and at the end against the baselines in duplicate-deal tournaments. "
+                                          "--method expert-iteration fits the same network to the moves of a "
+                                          "search that plays with it instead, iteration by iteration.")
     p.add_argument("--preset", type=preset_name, default="president",
                    help=f"the variant (default president), one of: {', '.join(PRESETS)}")
     p.add_argument("--players", type=int, default=None, help="number of players (default: the preset's)")
-    p.add_argument("--timesteps", type=timesteps_count, default=5_000_000,
+    p.add_argument("--timesteps", type=timesteps_count, default=None,
                    help="learner decisions of PPO in total, a cap beside --minutes (default 5,000,000)")
     p.add_argument("--out", required=True,
                    help="output folder (model, checkpoints, eval.csv, TensorBoard logs); one that holds files is "
@@ -59,7 +67,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "it bounds the PPO iterations")
     p.add_argument("--resume", default=None,
                    help="continue from a checkpoint of the same rules: a zip (sb3), an RLlib checkpoint folder "
-                        "(rllib, with --trust-pickle)")
+                        "(rllib, with --trust-pickle), checkpoints/iter_K.exit.safetensors (expert-iteration)")
     p.add_argument("--force", action="store_true",
                    help="write into an --out that already holds files (files of the same names are replaced)")
     p.add_argument("--checkpoint-every", type=int_range(1, MAX_TIMESTEPS), default=None, metavar="N",
@@ -91,10 +99,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--policies", choices=("shared", "per-seat"), default="shared",
                    help="rllib: one policy for every seat (default) or one per player")
     p.add_argument("--iterations", type=int_range(1, 10**9), default=None,
-                   help="rllib: stop after this many PPO iterations")
+                   help="rllib: stop after this many PPO iterations; expert-iteration: iterations in all, a resumed "
+                        "run's included (default: the setting exit_iterations, 10)")
     p.add_argument("--trust-pickle", action="store_true",
                    help="rllib: allow --resume of an RLlib checkpoint, which RLlib stores with pickle (loading one "
                         "can run code from the folder); an SB3 --resume unpickles nothing and needs no flag")
+    p.add_argument("--method", choices=METHODS, default="ppo",
+                   help="ppo: reinforcement learning (default); expert-iteration: the network fitted to the moves "
+                        "of a search that uses it, iteration by iteration (settings exit_*; docs in the README)")
+    p.add_argument("--init", default=None, metavar="AGENT",
+                   help="expert-iteration: the network to start from, an agent file (zoo:NAME, ppo:FILE or a path; "
+                        "default: a new network warm-started on the heuristic)")
     p.set_defaults(func=cmd_train)
 
     p = subparsers.add_parser("train-all", help="fit every preset in turn within a budget; table and plot",
@@ -155,6 +170,13 @@ def _settings(pairs: list[str]) -> dict[str, Any]:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    if args.method == "expert-iteration":
+        return cmd_train_exit(args)
+    if args.init is not None:
+        raise UsageError("--init goes with --method expert-iteration (PPO starts from the heuristic's warm start, or "
+                         "continues a run with --resume)")
+    if args.timesteps is None:
+        args.timesteps = DEFAULT_TIMESTEPS
     if args.backend == "rllib":
         return cmd_train_rllib(args)
     given = [f"--{n.replace('_', '-')}" for n, default in RLLIB_DEFAULTS.items() if getattr(args, n) != default]
@@ -193,6 +215,56 @@ def _interrupted(e: KeyboardInterrupt, args: argparse.Namespace, checkpoint: str
     print(f"{e}\ncontinue the run: the same command with --resume {checkpoint}"
           + ("" if args.backend == "sb3" else " --trust-pickle"), file=sys.stderr)
     return 130
+
+
+# options that expert iteration does not take, and why
+EXIT_REFUSED = {
+    "timesteps": "it counts iterations, --iterations N, or a budget, --minutes",
+    "checkpoint_every": "every iteration is saved as a checkpoint",
+    "eval_deals": "it evaluates at the end only, --final-deals",
+}
+
+
+def cmd_train_exit(args: argparse.Namespace) -> int:
+    """``president train --method expert-iteration`` (see :mod:`training.expert_iteration`)."""
+    if args.backend != "sb3":
+        raise UsageError("--backend rllib runs PPO; --method expert-iteration runs in this process")
+    refused = [f"--{n.replace('_', '-')}: {why}" for n, why in EXIT_REFUSED.items() if getattr(args, n) is not None]
+    refused += [f"--{n.replace('_', '-')}: --backend rllib only" for n, default in RLLIB_DEFAULTS.items()
+                if n != "iterations" and getattr(args, n) != default]
+    if refused:
+        raise UsageError(f"--method expert-iteration does not take {'; '.join(refused)}")
+    if args.init and args.resume:
+        raise UsageError("--init starts a run and --resume continues one: give one of them")
+    started = time.time()
+    from training.run_dir import check_out
+
+    try:
+        check_out(args.out, args.resume, args.force)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    if not args.no_progress:
+        budget = f"{args.minutes:g} min in all" if args.minutes is not None else (
+            f"{args.iterations} iteration(s)" if args.iterations else "the setting exit_iterations")
+        print(f"president train --method expert-iteration: {args.preset}, {budget}, into {args.out}; loading torch "
+              "...", file=sys.stderr, flush=True)
+    from training.expert_iteration import ExitArgs, ExitInterrupted, format_result, train_exit
+
+    targs = ExitArgs(preset=args.preset, players=args.players, out=args.out, seed=args.seed,
+                     iterations=args.iterations, minutes=args.minutes, init=args.init, resume=args.resume,
+                     final_deals=args.final_deals, force=args.force, progress=not args.no_progress,
+                     settings=_settings(args.set))
+    try:
+        result = train_exit(targs, started)
+    except (FileNotFoundError, RulesError, ValueError) as e:
+        raise UsageError(str(e)) from None
+    except ExitInterrupted as e:
+        how = (f"continue the run: the same command{' without --init,' if args.init else ''} with --resume "
+               f"{e.checkpoint}" if e.checkpoint else "nothing was saved: run the command again")
+        print(f"{e}\n{how}", file=sys.stderr)
+        return 130
+    print(format_result(result))
+    return 0
 
 
 UNTRUSTED_RESUME = ("--resume {resume}: RLlib stores a checkpoint with pickle, and loading one can run code stored in "

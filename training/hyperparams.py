@@ -50,6 +50,18 @@ class TrainSettings:
     max_snapshots: int = 5
     eval_every: int = 1_000_000       # learner steps between evaluations against the baselines
     eval_deals: int = 200             # duplicate deals per evaluation
+    # Expert iteration (``--method expert-iteration``, training.expert_iteration): each iteration the search,
+    # with the network as its prior and rollout policy, plays every seat of exit_games games at a time until
+    # exit_decisions decisions are recorded; the network is then fitted to its moves for exit_epochs epochs.
+    exit_iterations: int = 10
+    exit_decisions: int = 20_000
+    exit_games: int = 32
+    # SearchAgent settings (agents/search.py) but policy, prior and fallback: z=2, not the agent's 1, so that a
+    # move other than the network's is a target only when the worlds clearly favour it (fewer noisy targets)
+    exit_search: str = "worlds=16,actions=3,z=2"
+    exit_epochs: int = 4
+    exit_learning_rate: float = 3e-4
+    exit_batch: int = 512
 
 
 DEFAULTS = TrainSettings()
@@ -82,6 +94,13 @@ SPECS: dict[str, Setting] = {
     "max_snapshots": Setting("int", 1, 1000),
     "eval_every": Setting("int", 1, BIG),
     "eval_deals": Setting("int", 1, 1_000_000),
+    "exit_iterations": Setting("int", 0, 100_000),
+    "exit_decisions": Setting("int", 1, 100_000_000),
+    "exit_games": Setting("int", 1, 4096),
+    "exit_search": Setting("str"),
+    "exit_epochs": Setting("int", 1, 1000),
+    "exit_learning_rate": Setting("float", 1e-12, 1.0),
+    "exit_batch": Setting("int", 1, 1_000_000),
 }
 
 # Per-preset differences from the defaults.

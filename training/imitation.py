@@ -19,6 +19,7 @@ import torch
 from torch.nn import functional as F
 from tqdm import tqdm
 
+from agents.base import Agent
 from agents.registry import make_agent
 from president_env.core import OVER, Rules, current_player, init, n_actions, observe, step_inplace
 from president_env.core.observation import size as observation_size
@@ -33,20 +34,22 @@ class Demonstrations:
     timed_out: bool = False  # the deadline came before ``decisions`` were in
 
 
-def collect(rules: Rules, teacher: str, decisions: int, gamma: float, seed: int = 0,
-            batch_size: int = 512, deadline: float | None = None, progress: bool = False) -> Demonstrations:
-    """Record about ``decisions`` decisions of ``teacher`` playing every seat (whole sessions).
+def collect(rules: Rules, teacher: str | Agent, decisions: int, gamma: float, seed: int = 0,
+            batch_size: int = 512, deadline: float | None = None, progress: bool = False,
+            desc: str | None = None) -> Demonstrations:
+    """Record about ``decisions`` decisions of ``teacher`` (an agent spec, or an agent) playing every seat (whole
+    sessions, ``batch_size`` games at a time; ``desc`` names the progress bar).
 
     At ``deadline`` (a ``time.time()``) the play stops: the decisions of the hands still in play
     are dropped, and the returns of the rest run to the last finished hand of their session."""
-    agent = make_agent(teacher, rules)
+    agent = teacher if isinstance(teacher, Agent) else make_agent(teacher, rules)
     rng = np.random.default_rng(seed)
     P = rules.players
     obs_l, mask_l, act_l, ret_l = [], [], [], []
     total = 0
     timed_out = False
-    bar = tqdm(total=decisions, unit="decision", desc=f"warm start 1/2: {teacher} self-play", disable=not progress,
-               leave=False)
+    bar = tqdm(total=decisions, unit="decision", desc=desc or f"warm start 1/2: {agent.name} self-play",
+               disable=not progress, leave=False)
     while total < decisions and not timed_out:
         st = init(rules, batch_size, seed=rng)
         rows: list[list[list[int]]] = [[[] for _ in range(P)] for _ in range(batch_size)]  # decision ids
@@ -106,7 +109,7 @@ def collect(rules: Rules, teacher: str, decisions: int, gamma: float, seed: int 
 
 def pretrain(policy: torch.nn.Module, demos: Demonstrations, epochs: int, batch_size: int = 4096,
              lr: float = 1e-3, seed: int = 0, deadline: float | None = None,
-             progress: bool = False) -> dict[str, float]:
+             progress: bool = False, desc: str = "warm start 2/2: fitting the policy") -> dict[str, float]:
     """Fit an SB3 maskable actor-critic policy to the demonstrations; stop at ``deadline`` (a ``time.time()``)
     after the minibatch in hand. Returns the losses and accuracy over the last epoch's minibatches, the
     epochs done (a fraction when the deadline cut one) and whether the deadline stopped the fit."""
@@ -122,7 +125,7 @@ def pretrain(policy: torch.nn.Module, demos: Demonstrations, epochs: int, batch_
     if n == 0:
         return stats
     policy.set_training_mode(True)
-    bar = tqdm(total=epochs * per_epoch, unit="batch", desc="warm start 2/2: fitting the policy",
+    bar = tqdm(total=epochs * per_epoch, unit="batch", desc=desc,
                disable=not progress, leave=False)
     done = 0
     for epoch in range(epochs):

@@ -372,13 +372,16 @@ def _learn(model: MaskablePPO, rules: Rules, s: TrainSettings, seats: int, venv:
 
 def format_result(result: TrainResult) -> str:
     """The final evaluation as a small table."""
+    return (f"agent: {result.agent_path}  ({result.timesteps:,} steps, {result.seconds / 60:.1f} min; "
+            f"SB3 model for --resume: {result.model_path})\n" + matchup_table(result.final))
+
+
+def matchup_table(final: list[Matchup]) -> str:
+    """The matches against the baselines as a table (a row per baseline)."""
     from tabulate import tabulate
 
     rows = [[m.opponent, m.deals, f"{m.learner_points:+.3f}", f"{m.opponent_points:+.3f}",
-             f"{m.diff:+.3f} [{m.diff_low:+.3f}, {m.diff_high:+.3f}]", "yes" if m.wins else "no"] for m in result.final]
+             f"{m.diff:+.3f} [{m.diff_low:+.3f}, {m.diff_high:+.3f}]", "yes" if m.wins else "no"] for m in final]
     head = ["opponents", "deals", "learner pts/hand", "opponents pts/hand",
             "difference [95% CI]", "beats"]
-    return (f"agent: {result.agent_path}  ({result.timesteps:,} steps, {result.seconds / 60:.1f} min; "
-            f"SB3 model for --resume: {result.model_path})\n"
-            + tabulate(rows, headers=head))
-
+    return tabulate(rows, headers=head)
