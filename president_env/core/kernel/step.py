@@ -42,7 +42,7 @@ from .jit import inlined, njit, thin
 from .legal import claim_mask, exchange_mask, over_mask, rank_mask
 from .play import cards_of_card_play, cards_of_poker_play, cards_of_rank_play, play_or_pass
 from .poker import poker_choice, poker_exchange_mask, poker_mask
-from .views import batch_legal, game_views, rules_views, scratch_size, scratch_views
+from .views import batch_legal, game_views, prefetch_row, rules_views, scratch_size, scratch_views
 
 
 # --------------------------------------------------------------------------- legal actions, per family
@@ -201,6 +201,8 @@ def not_stepped(G, opt):
 def _games_rank(b8, b16, b32, keys, opt, tab, actions, where, lo, hi, base):
     T, W = rules_views(opt, tab), scratch_views(base, opt)
     for b in range(lo, hi):
+        if b + 2 < hi:
+            prefetch_row(b8, b + 2)
         G = game_views(b8, b16, b32, keys, opt, b)
         if where[b]:
             step_rank(G, T, actions[b], W)
@@ -211,6 +213,8 @@ def _games_rank(b8, b16, b32, keys, opt, tab, actions, where, lo, hi, base):
 def _games_cards(b8, b16, b32, keys, opt, tab, actions, where, lo, hi, base):
     T, W = rules_views(opt, tab), scratch_views(base, opt)
     for b in range(lo, hi):
+        if b + 2 < hi:
+            prefetch_row(b8, b + 2)
         G = game_views(b8, b16, b32, keys, opt, b)
         if where[b]:
             step_cards(G, T, actions[b], W)
@@ -221,6 +225,8 @@ def _games_cards(b8, b16, b32, keys, opt, tab, actions, where, lo, hi, base):
 def _games_poker(b8, b16, b32, keys, opt, tab, actions, where, lo, hi, base):
     T, W = rules_views(opt, tab), scratch_views(base, opt)
     for b in range(lo, hi):
+        if b + 2 < hi:
+            prefetch_row(b8, b + 2)
         G = game_views(b8, b16, b32, keys, opt, b)
         if where[b]:
             step_poker(G, T, actions[b], W)

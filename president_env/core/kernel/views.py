@@ -19,7 +19,9 @@ not keep it). Under ``NUMBA_DISABLE_JIT=1`` the same views are NumPy slices.
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir
 from numba import carray, config, types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 from .fields import (
@@ -45,6 +47,19 @@ from .fields import (
     O_U,
 )
 from .jit import njit
+
+
+@intrinsic
+def _prefetch(typingctx, address):
+    """Ask the CPU to bring the cache line at ``address`` (an integer) into its cache (``llvm.prefetch``)."""
+    def codegen(context, builder, signature, args):
+        i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+                                            "llvm.prefetch.p0")
+        builder.call(fn, [builder.inttoptr(args[0], i8p), i32(0), i32(3), i32(1)])   # read, keep, data
+        return context.get_dummy_value()
+
+    return types.none(address), codegen
 
 
 @intrinsic
@@ -137,6 +152,23 @@ else:
         o += 4 * NR2 * 5
         names = carray(_pointer(a + 8 * o, np.int64), (2, U))
         return (sel, last, lo, hi, cap, extra, nat, suited, per_kind, slots, pres, picked, names)
+
+
+if config.DISABLE_JIT:
+
+    def prefetch_row(b8, b):
+        """(plain Python: nothing to do)"""
+
+else:
+
+    @njit(forceinline=True)
+    def prefetch_row(b8, b):
+        """Start loading game ``b``'s row of ``b8`` into the cache while another game is stepped: at large
+        batches the rows no longer fit the core's cache, and a step that waits for each of its loads in
+        turn takes half as long again."""
+        a, n = b8.ctypes.data + b * b8.shape[1], b8.shape[1]
+        for o in range(0, n + 63, 64):
+            _prefetch(a + o)
 
 
 def _scratch(base, opt, view):
