@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_run import run_cli
 
 from agents.agent_file import AgentFileError, FileAgent, read_agent_file, write_agent_file
 from agents.base import PolicyError
@@ -32,17 +33,6 @@ from president_env.core.records import (
     replay,
     write_records,
 )
-
-
-def _run(argv: list[str], capsys) -> tuple[int, str]:
-    """Exit status and standard error of ``president ARGV``; never a traceback."""
-    try:
-        code = main(argv)
-    except SystemExit as e:
-        code = e.code
-    err = capsys.readouterr().err
-    assert "Traceback" not in err, err
-    return code, err
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +64,7 @@ def records(tmp_path_factory) -> Path:
 ])
 def test_arguments_out_of_range_are_refused_before_any_work(argv, words, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    code, err = _run(argv, capsys)
+    code, err = run_cli(argv, capsys)
     assert code == 2 and words in err, err
     assert list(tmp_path.iterdir()) == []      # nothing written
 
@@ -87,11 +77,11 @@ def test_arguments_out_of_range_are_refused_before_any_work(argv, words, tmp_pat
 def test_an_output_that_cannot_be_written_is_refused_before_the_work(where, words, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     Path("file").write_text("a file, not a folder")
-    code, err = _run(["simulate", "--preset", "president", "--games", "2", "--records", where, "--no-progress"],
-                     capsys)
+    code, err = run_cli(["simulate", "--preset", "president", "--games", "2", "--records", where, "--no-progress"],
+                        capsys)
     assert code == 2 and "--records" in err and words in err, err
     monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * 50))
-    code, err = _run(["play", "--record", where, "--seed", "1", "--hands", "1"], capsys)
+    code, err = run_cli(["play", "--record", where, "--seed", "1", "--hands", "1"], capsys)
     assert code == 2 and "--record" in err and words in err, err
     assert "President: preset" not in capsys.readouterr().out       # refused before the session, not after it
 
@@ -170,7 +160,7 @@ def test_replay_check_refuses_a_rigged_deal(tmp_path, records, capsys):
     path = _rigged(tmp_path)
     rec = read_records(path)[0]
     replay(rec)                                      # every play in it is legal ...
-    code, err = _run(["replay", str(path), "--check"], capsys)
+    code, err = run_cli(["replay", str(path), "--check"], capsys)
     assert code == 1 and "deal: hand 0 of session 0: the key deals player 0 (seat 0)" in err, err
     assert "'AC', 'AD', 'AH', 'AS', '2C', '2D', '2H', '2S'" in err
     with pytest.raises(ReplayError, match="the key deals player 0"):
@@ -202,7 +192,7 @@ def test_hostile_records_are_named_errors(text, words, records, tmp_path, capsys
     path = tmp_path / "bad.jsonl"
     path.write_bytes(text if isinstance(text, bytes) else (_line(records, text) + "\n").encode())
     for argv in (["replay", str(path), "--check"], ["replay", str(path)]):
-        code, err = _run(argv, capsys)
+        code, err = run_cli(argv, capsys)
         assert code == 1 and words in err and "bad.jsonl" in err, err
     with pytest.raises((RecordError, ReplayError), match="."):
         for rec in read_records(path):
@@ -241,8 +231,8 @@ def test_a_network_that_overflows_is_a_named_error_not_an_illegal_move(tmp_path,
     assert np.isneginf(agent.logits(observe(rules, st, 0))).all()
     with pytest.raises(PolicyError, match="non-finite logit"):
         agent.act(observe(rules, st, 0), st.legal, np.random.default_rng(0))
-    code, err = _run(["evaluate", "--preset", "president", "--agents", f"ppo:{path},random,random,random",
-                      "--games", "2", "--hands", "1", "--no-progress"], capsys)
+    code, err = run_cli(["evaluate", "--preset", "president", "--agents", f"ppo:{path},random,random,random",
+                         "--games", "2", "--hands", "1", "--no-progress"], capsys)
     assert code == 1 and "non-finite logit" in err
 
 
@@ -290,6 +280,6 @@ def test_search_settings_have_upper_bounds(capsys):
         SearchAgent(preset("president"), worlds=10**9)     # tried to allocate 7 GB
     with pytest.raises(ValueError, match="at most 65536"):
         SearchAgent(preset("president"), worlds=4096, actions=256)
-    code, err = _run(["evaluate", "--preset", "president", "--agents", "search:worlds=1000000000,random,random,random",
-                      "--games", "1", "--no-progress"], capsys)
+    code, err = run_cli(["evaluate", "--preset", "president", "--agents",
+                         "search:worlds=1000000000,random,random,random", "--games", "1", "--no-progress"], capsys)
     assert code == 2 and "worlds must be 1..4096" in err

@@ -15,10 +15,11 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
+from cli_run import run_cli  # noqa: E402
+
 from agents.agent_file import FileAgent, read_agent_file, write_agent_file  # noqa: E402
 from agents.arena import run_tournament  # noqa: E402
 from agents.search import SearchAgent  # noqa: E402
-from president_cli.main import main  # noqa: E402
 from president_env.core import n_actions, preset  # noqa: E402
 from president_env.core import observation as O  # noqa: E402
 from president_env.small_variants import variant_rules  # noqa: E402
@@ -162,16 +163,6 @@ def test_init_reads_the_policy_of_an_agent_file_exactly(tmp_path) -> None:
 
 
 # ------------------------------------------------------------------------------------------------ the command line
-def _run(argv: list[str], capsys) -> tuple[int, str]:
-    try:
-        code = main(argv)
-    except SystemExit as e:
-        code = e.code
-    err = capsys.readouterr().err
-    assert "Traceback" not in err, err
-    return code, err
-
-
 def _cli(out: Path, init: Path | str, *extra: str) -> list[str]:
     argv = ["train", "--method", "expert-iteration", "--out", str(out), "--init", str(init), "--final-deals", "0",
             "--no-progress", "--set", "exit_games=1", "--set", "exit_decisions=50", "--set", "exit_epochs=1",
@@ -193,15 +184,15 @@ def _cli(out: Path, init: Path | str, *extra: str) -> list[str]:
     (["--set", "exit_games=0"], "setting exit_games=0: expected an integer 1..4096"),
 ])
 def test_flags_and_settings_that_do_not_apply_are_refused_before_any_work(extra, words, tmp_path, capsys):
-    code, err = _run(_cli(tmp_path / "o", tmp_path / "none.agent.safetensors", *extra), capsys)
+    code, err = run_cli(_cli(tmp_path / "o", tmp_path / "none.agent.safetensors", *extra), capsys)
     assert code == 2 and words in err, err
     assert not (tmp_path / "o").exists()
 
 
 def test_init_goes_with_expert_iteration_and_a_missing_file_is_named(tmp_path, capsys):
-    code, err = _run(["train", "--out", str(tmp_path / "o"), "--init", "zoo:president"], capsys)
+    code, err = run_cli(["train", "--out", str(tmp_path / "o"), "--init", "zoo:president"], capsys)
     assert code == 2 and "--init goes with --method expert-iteration" in err
-    code, err = _run(_cli(tmp_path / "o", tmp_path / "none.agent.safetensors"), capsys)
+    code, err = run_cli(_cli(tmp_path / "o", tmp_path / "none.agent.safetensors"), capsys)
     assert code == 2 and "none.agent.safetensors" in err and "not found" in err
     assert not (tmp_path / "o").exists()
 
@@ -215,14 +206,14 @@ def test_ctrl_c_keeps_the_finished_iterations_and_the_run_resumes(tmp_path, monk
     real = ex._iteration
     monkeypatch.setattr(ex, "_iteration", interrupted)
     out = tmp_path / "run"
-    code, err = _run(_cli(out, init, "--iterations", "1"), capsys)
+    code, err = run_cli(_cli(out, init, "--iterations", "1"), capsys)
     last = out / "checkpoints" / "iter_0.exit.safetensors"
     assert code == 130 and "interrupted in iteration 1" in err and f"--resume {last}" in err, err
     assert "without --init" in err and not (out / "model.agent.safetensors").exists()
     monkeypatch.setattr(ex, "_iteration", real)
     argv = [a for a in _cli(out, init, "--iterations", "1", "--resume", str(last))
             if a not in ("--init", init, "--no-progress")]
-    code, err = _run(argv, capsys)
+    code, err = run_cli(argv, capsys)
     assert code == 0, err
     # with progress: a line at once, then one per iteration with its loss and accuracy before and after the fit
     assert err.startswith("president train --method expert-iteration: president, 1 iteration(s)"), err[:200]

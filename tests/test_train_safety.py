@@ -16,6 +16,8 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
+from cli_run import run_cli  # noqa: E402
+
 from agents.agent_file import FileAgent, read_agent_file  # noqa: E402
 from president_cli.main import main  # noqa: E402
 from president_env.core import preset  # noqa: E402
@@ -33,16 +35,6 @@ def _train_argv(out: Path, *extra: str, timesteps: int = 2048) -> list[str]:
     return argv + list(extra)
 
 
-def _run(argv: list[str], capsys) -> tuple[int, str]:
-    try:
-        code = main(argv)
-    except SystemExit as e:
-        code = e.code
-    err = capsys.readouterr().err
-    assert "Traceback" not in err, err
-    return code, err
-
-
 def test_ctrl_c_saves_a_checkpoint_and_the_run_resumes_from_it(tmp_path, monkeypatch, capsys):
     from training import train as train_module
 
@@ -55,7 +47,7 @@ def test_ctrl_c_saves_a_checkpoint_and_the_run_resumes_from_it(tmp_path, monkeyp
 
     monkeypatch.setattr(train_module.TrainingMonitor, "_on_step", interrupted)
     out = tmp_path / "run"
-    code, err = _run(_train_argv(out, "--checkpoint-every", "512"), capsys)
+    code, err = run_cli(_train_argv(out, "--checkpoint-every", "512"), capsys)
     assert code == 130 and "interrupted at" in err and "--resume" in err, err
     saved = sorted(p.name for p in (out / "checkpoints").iterdir())
     steps = sorted(int(n[5:-4]) for n in saved if n.endswith(".zip"))
@@ -76,7 +68,7 @@ def test_an_earlier_run_is_never_written_over(tmp_path, capsys):
     out = tmp_path / "run"
     (out / "checkpoints").mkdir(parents=True)
     (out / "model.zip").write_bytes(b"the earlier run's model")
-    code, err = _run([a for a in _train_argv(out) if a != "--no-progress"], capsys)
+    code, err = run_cli([a for a in _train_argv(out) if a != "--no-progress"], capsys)
     assert code == 2 and "already holds files" in err and "--force" in err and "--resume" in err
     assert "loading torch" not in err                  # refused at once, before the seconds torch takes to load
     assert (out / "model.zip").read_bytes() == b"the earlier run's model"
@@ -90,8 +82,8 @@ def test_an_earlier_run_is_never_written_over(tmp_path, capsys):
 def test_train_all_refuses_a_presets_folder_that_holds_a_run_before_training_any(tmp_path, capsys):
     (tmp_path / "daifugo").mkdir()
     (tmp_path / "daifugo" / "model.zip").write_bytes(b"an earlier run")
-    code, err = _run(["train-all", "--presets", "president,daifugo", "--out", str(tmp_path), "--no-progress"],
-                     capsys)
+    code, err = run_cli(["train-all", "--presets", "president,daifugo", "--out", str(tmp_path), "--no-progress"],
+                        capsys)
     assert code == 2 and "daifugo already holds files" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["daifugo"]     # president was not trained first
 
@@ -113,7 +105,7 @@ def test_train_all_refuses_a_presets_folder_that_holds_a_run_before_training_any
 def test_bad_settings_and_a_missing_resume_file_are_refused_before_any_work(extra, words, tmp_path, capsys,
                                                                              monkeypatch):
     monkeypatch.chdir(tmp_path)
-    code, err = _run(_train_argv(tmp_path / "o", *extra)[:8] + extra, capsys)
+    code, err = run_cli(_train_argv(tmp_path / "o", *extra)[:8] + extra, capsys)
     assert code == 2 and words in err, err
     assert not (tmp_path / "o").exists()
 
@@ -132,7 +124,7 @@ def test_every_training_setting_has_a_spec(table):
 def test_an_out_that_cannot_be_written_is_refused_before_any_work(tmp_path, capsys):
     (tmp_path / "file").write_text("a file")
     for out, words in ((tmp_path / "file", "is a file"), (tmp_path / "file" / "run", "cannot create")):
-        code, err = _run(_train_argv(out), capsys)
+        code, err = run_cli(_train_argv(out), capsys)
         assert code == 2 and words in err, err
 
 
@@ -152,10 +144,10 @@ def test_an_rllib_checkpoint_is_not_unpickled_without_trust_pickle(tmp_path, cap
     marker = tmp_path / "ran"
     for name in ("class_and_ctor_args.pkl", "metadata.pkl", "state.pkl", "learner_group/state.pkl"):
         (folder / name).write_bytes(pickle.dumps(_Payload(marker)))
-    code, err = _run(["train", "--backend", "rllib", "--out", str(tmp_path / "o"), "--resume", str(folder)], capsys)
+    code, err = run_cli(["train", "--backend", "rllib", "--out", str(tmp_path / "o"), "--resume", str(folder)], capsys)
     assert code == 2 and "--trust-pickle" in err and "can run code" in err
     assert not marker.exists() and not (tmp_path / "o").exists()
-    code, err = _run(["train", "--out", str(tmp_path / "o"), "--trust-pickle"], capsys)
+    code, err = run_cli(["train", "--out", str(tmp_path / "o"), "--trust-pickle"], capsys)
     assert code == 2 and "--trust-pickle go with --backend rllib" in err
     from training.rllib_train import RllibTrainArgs, train_rllib  # the library refuses too
 
