@@ -9,7 +9,7 @@ every rules object, and an option that is off costs at most a branch.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -32,10 +32,15 @@ class Consts:
     layout: Layout
     family: int          # the action table's family: 0 rank-level, 1 card-level, 2 poker (kernel.step)
 
+    @cached_property
+    def scratch_words(self) -> int:
+        """int64 words of a kernel workspace (``views.scratch_size``), counted once."""
+        return int(scratch_size_py(self.opt))
+
     def workspace(self) -> np.ndarray:
         """A scratch array for one call of a kernel entry point (its last argument): the rules functions
         allocate nothing themselves."""
-        return np.empty(int(scratch_size_py(self.opt)), dtype=np.int64)
+        return np.empty(self.scratch_words, dtype=np.int64)
 
     def table(self, name: str) -> np.ndarray:
         """The 2-D table ``name`` of :data:`fields.TABLES` (a read-only view of ``tab``)."""

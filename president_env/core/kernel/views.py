@@ -187,7 +187,7 @@ def _scratch_size(opt):
     """int64 words of the workspace."""
     C, R, S, K, NNAT = opt[O_C], opt[O_R], opt[O_S], opt[O_K], opt[O_NNAT]
     NR2, U = opt[O_NRP] + 2, opt[O_U]
-    return 2 * C + 5 * R + R * S + 4 * K + K + 5 + 4 * NNAT + 1 + 4 * NR2 * 5 + 2 * U
+    return 2 * C + 4 * R + R * S + 4 * K + K + 5 + 4 * NNAT + 1 + 4 * NR2 * 5 + 2 * U
 
 
 scratch_size = njit(forceinline=True)(_scratch_size)
