@@ -40,7 +40,7 @@ on a lead the claim whose highest natural card is weakest (then the fewest cards
 follow the weakest claim that beats. It passes only when no claim is legal.
 
 **heuristic** plans by rank groups: a group (the cards of one natural rank) is a *control*
-when the chance that an opponent can beat it is under 25% (:func:`agents.heuristic._beat_chance`,
+when the chance that an opponent can beat it is under 25% (:func:`agents.heuristic_kernel.beat_chance`,
 counting the unseen naturals and wild cards; a pair, three or four of a rank is judged as
 its set; wild cards count as a control), else a *loser*. A 5-card play of a full house or
 better counts as safe, a two pair as its high pair. A claim breaks a group when it takes
@@ -86,6 +86,7 @@ from president_env.core.poker import (
 
 from ._plays import holdings, play_consts
 from .base import ObsView, decode
+from .heuristic_kernel import RESET_WEIGHT, SAFE_BELOW, beat_chance_rows, heuristic_tables
 
 INF = np.inf
 
@@ -506,12 +507,15 @@ def give_back(rules: Rules, p: PokerObs, mask: np.ndarray, smart: bool) -> np.nd
 
 def _safety(rules: Rules, p: PokerObs, order: np.ndarray) -> np.ndarray:
     """(N, R, S) bool: a set (play rank, size) is safe (under 25% that an opponent beats it) in ``order``."""
-    from .heuristic import HeuristicAgent, _beat_chance
     c = play_consts(rules)
     v = p.v
     unseen = holdings(c, np.clip(c.kind_count - v.played - v.hand, 0, None))
     opp = (v.card_counts[:, 1:] > 0).sum(axis=1)
-    return _beat_chance(rules, c, unseen, order, opp, HeuristicAgent.reset_weight) < HeuristicAgent.safe_below
+    hopt, rk, _, pneed, holds = heuristic_tables(rules)
+    chance = np.empty((len(unseen), c.R, c.S))
+    beat_chance_rows(hopt, rk, pneed, holds, unseen, np.ascontiguousarray(order, dtype=np.int64),
+                     opp.astype(np.int64), RESET_WEIGHT, chance)
+    return chance < SAFE_BELOW
 
 
 def _kept_cards(k: PokerAgentConsts, p: PokerObs) -> np.ndarray:

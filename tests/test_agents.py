@@ -295,7 +295,13 @@ def test_heuristic_gives_back_a_lone_low_card_not_a_control() -> None:
 
 def test_beat_chance_counts_the_opponents_power_plays() -> None:
     from agents._plays import play_consts
-    from agents.heuristic import _beat_chance
+    from agents.heuristic_kernel import beat_chance, heuristic_tables
+
+    def chance(rules, unseen):
+        hopt, rk, _, pneed, holds = heuristic_tables(rules)
+        p = np.empty((c.R, c.S))
+        beat_chance(hopt, rk, pneed, holds, unseen[0], 0, 3, 0.0, p)
+        return p
     # sofia: 2: [2, 3, 4], J: [3, 4], JK: [4]; the play ranks are 3 .. T Q K A 2 J JK
     for power in (True, False):
         rules = preset("sofia") if power else preset("sofia", power_ranks=())
@@ -304,7 +310,7 @@ def test_beat_chance_counts_the_opponents_power_plays() -> None:
         unseen = np.zeros((1, c.R), dtype=np.int64)
         unseen[0, names.index("3")] = 4
         unseen[0, names.index("2")] = 1        # one two nobody has shown: no pair above the aces can be made
-        p = _beat_chance(rules, c, unseen, np.zeros(1, dtype=np.int64), np.array([3]))[0]
+        p = chance(rules, unseen)
         ace, two = names.index("A"), names.index("2")
         # its holder beats a pair of aces with it (a three needs two twos, a four three)
         assert p[ace, 1:] == pytest.approx([1.0, 0.0, 0.0] if power else [0.0, 0.0, 0.0])
@@ -312,7 +318,7 @@ def test_beat_chance_counts_the_opponents_power_plays() -> None:
         assert p[two, 1] == pytest.approx(0.0)            # a pair of twos: power beats only ranks below the twos
         unseen[0, names.index("2")] = 0
         unseen[0, names.index("J")] = 1                   # one jack: a single jack beats a pair or three, not four
-        p = _beat_chance(rules, c, unseen, np.zeros(1, dtype=np.int64), np.array([3]))[0]
+        p = chance(rules, unseen)
         assert p[ace, 1:] == pytest.approx([1.0, 1.0, 0.0] if power else [0.0, 0.0, 0.0])
 
 

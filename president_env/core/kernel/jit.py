@@ -74,17 +74,18 @@ def sources_hash() -> str:
     return h.hexdigest()
 
 
-def _drop_stale_cache() -> None:
-    """Remove cached kernel code compiled from other sources than these (best effort: a folder that cannot
-    be written keeps what it has, and numba compiles in memory)."""
-    cache = Path(os.environ.get("NUMBA_CACHE_DIR") or _HERE / "__pycache__")
-    stamp = cache / "kernel_sources.sha256"
-    key = sources_hash()
+def _cache_folder(sources: Path) -> Path:
+    return Path(os.environ.get("NUMBA_CACHE_DIR") or sources / "__pycache__")
+
+
+def _drop_stale(cache: Path, stamp_name: str, key: str, modules: set[str]) -> None:
+    """Remove the cached code of ``modules`` unless ``cache/stamp_name`` records ``key`` (best effort: a folder
+    that cannot be written keeps what it has, and numba compiles in memory)."""
+    stamp = cache / stamp_name
     try:
         if stamp.exists() and stamp.read_text().strip() == key:
             return
         if cache.is_dir():   # numba names a cache file after its module: step.step_batch_rank-196.py311.nbi
-            modules = {p.stem for p in _HERE.glob("*.py")}
             for f in cache.rglob("*.nb[ic]"):
                 if f.name.split(".")[0] in modules:
                     f.unlink()
@@ -92,6 +93,23 @@ def _drop_stale_cache() -> None:
         stamp.write_text(key + "\n")
     except OSError:
         pass
+
+
+def _drop_stale_cache() -> None:
+    """Remove cached kernel code compiled from other sources than these."""
+    _drop_stale(_cache_folder(_HERE), "kernel_sources.sha256", sources_hash(), {p.stem for p in _HERE.glob("*.py")})
+
+
+def guard_cache(module_file: str | Path, *depends: str | Path) -> None:
+    """For a compiled module outside the kernel (an agent's): drop its cached code when it, the files it inlines
+    code from (``depends``) or the kernel's sources changed, since numba checks only the module's own file."""
+    if config.DISABLE_JIT:
+        return
+    path = Path(module_file).resolve()
+    h = hashlib.sha256(sources_hash().encode())
+    for f in (path, *depends):
+        h.update(Path(f).read_bytes())
+    _drop_stale(_cache_folder(path.parent), f"{path.stem}.sources.sha256", h.hexdigest(), {path.stem})
 
 
 SHOW_AFTER_S = 1.0     # a compilation (or cache load) that takes longer than this shows a progress line
