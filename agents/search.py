@@ -37,6 +37,7 @@ from .base import Agent, PolicyAgent
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
 from .random_agent import RandomAgent
+from .rollouts import heuristic_rollouts, supported
 
 ROLLOUT_POLICIES = {"heuristic": HeuristicAgent, "greedy": GreedyAgent, "random": RandomAgent}
 #: setting -> (type, default, lowest allowed, highest allowed, meaning)
@@ -319,6 +320,13 @@ class SearchAgent(Agent):
     def _rollout(self, st, first: np.ndarray, rng: np.random.Generator) -> np.ndarray:  # noqa: ANN001 - a State
         """Play ``first`` in every world, then the hand with the rollout policy until player 0 (seat 0) is out:
         the points of its finishing position (a place, once taken, does not change)."""
+        rules = self.rollout_rules
+        if type(self.policy) is HeuristicAgent and supported(rules):   # one compiled call (agents/rollouts.py)
+            return heuristic_rollouts(rules, st, first, self.policy)
+        return self._rollout_stepped(st, first, rng)
+
+    def _rollout_stepped(self, st, first: np.ndarray, rng: np.random.Generator) -> np.ndarray:  # noqa: ANN001
+        """:meth:`_rollout` stepped from Python, the rollout policy acting on each step's batch of decisions."""
         rules = self.rollout_rules
         points = np.asarray(rules.points, dtype=np.float64)
         n = st.batch_size

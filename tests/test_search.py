@@ -43,6 +43,46 @@ def test_search_chooses_legal_actions_on_every_preset(name):
     assert agent.stats.searched == int((mask.sum(axis=1) > 1).sum()) > 0
 
 
+@pytest.mark.parametrize("name", ["president", "daifugo", "bombs", "jokers_high", "merchants", "quick_clears",
+                                  "hamish_allan", "sofia"])
+def test_compiled_rollouts_play_as_the_stepped_ones(name):
+    # the heuristic's rollouts in one compiled call (agents/rollouts.py) against the same rollouts stepped from
+    # Python with HeuristicAgent.act on each step's batch: the same points for every world
+    from president_env.core.resample import worlds_from_observation
+
+    rules = preset(name)
+    agent = SearchAgent(rules)
+    obs, mask = decisions(rules, 3 + PRESETS.index(name))
+    rng = np.random.default_rng(1)
+    values = []
+    for i in rng.choice(len(obs), size=12, replace=False):
+        worlds = worlds_from_observation(rules, obs[i:i + 1], 6, rng)
+        first = rng.choice(np.flatnonzero(mask[i]), size=6)
+        compiled = agent._rollout(worlds.take(np.arange(6)), first, rng)
+        stepped = agent._rollout_stepped(worlds.take(np.arange(6)), first, rng)
+        np.testing.assert_array_equal(compiled, stepped)
+        values.extend(compiled)
+    assert len(set(values)) > 1                              # not one value for everything
+
+
+def test_compiled_rollouts_refuse_an_illegal_first_action():
+    from agents.rollouts import heuristic_rollouts
+    from president_env.core.resample import worlds_from_observation
+
+    rules = preset("president")
+    obs, mask = decisions(rules, 2)
+    i = int(np.flatnonzero(~mask[:, 0])[0])                  # a decision where passing is not legal
+    worlds = worlds_from_observation(rules, obs[i:i + 1], 3, np.random.default_rng(0))
+    agent = SearchAgent(rules)
+    with pytest.raises(ValueError, match=r"world 0: first action 0 is not legal there"):
+        heuristic_rollouts(agent.rollout_rules, worlds, np.zeros(3, dtype=np.int64), agent.policy)
+    with pytest.raises(ValueError, match=r"one first action per world: 3 worlds"):
+        heuristic_rollouts(agent.rollout_rules, worlds, np.zeros(2, dtype=np.int64), agent.policy)
+    with pytest.raises(ValueError, match=r"rank-level rules"):
+        heuristic_rollouts(preset("suit_ranking", hands_per_session=1), worlds, np.zeros(3, dtype=np.int64),
+                           agent.policy)
+
+
 def test_search_plays_a_whole_hand_with_the_exchange():
     rules = preset("president", hands_per_session=1)
     agent, other = SearchAgent(rules, worlds=2, actions=3), HeuristicAgent(rules)
