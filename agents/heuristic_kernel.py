@@ -9,8 +9,8 @@ agent's ``act``); the search agent's rollouts call :func:`decide` from compiled 
 
 The rules reach the compiled code as data (:func:`heuristic_tables`): ``hopt`` (sizes, options and the
 observation's offsets, named ``H_*``), ``rk`` (a row per table over play ranks, ``RK_*``), ``kd`` (per
-kind), ``pneed`` (the power rules) and ``holds`` (the chance that one of m opponents holds s of u unseen
-cards). ``par`` carries the agent's tuning numbers (``HeuristicAgent.safe_below`` ...). It reads only the
+kind), ``pneed`` (the power rules) and ``holds`` (``holds[0, u, s, m]``: the chance that one of m opponents
+holds s of u unseen cards; ``holds[1]``: log(1 - that chance), computed once by NumPy). ``par`` carries the agent's tuning numbers (``HeuristicAgent.safe_below`` ...). It reads only the
 observation and the mask, as every agent does. Floating-point sums follow NumPy's order of addition, so
 its chances are the same numbers to the last bit as the vectorised code's were.
 """
@@ -122,7 +122,8 @@ def heuristic_tables(rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     kd = np.zeros((2, K), dtype=np.int64)
     kd[KD_COUNT] = c.kind_count
     kd[KD_WILD] = t.kind_wild
-    holds = p_holds(int(c.kind_count.sum()), S, max(c.P - 1, 1))
+    chance = p_holds(int(c.kind_count.sum()), S, max(c.P - 1, 1))
+    holds = np.stack([chance, np.log1p(-np.minimum(chance, 1.0 - 1e-12))])
     for a in (hopt, rk, kd, c.power_need, holds):
         a.flags.writeable = False
     return hopt, rk, kd, np.ascontiguousarray(c.power_need, dtype=np.int64), holds
@@ -200,7 +201,7 @@ def beat_chance(hopt, rk, pneed, holds, unseen, order, opponents, reset_weight, 
     chance that an opponent holding a reset card of the order in force ends the trick with it."""
     R, S, Rn = hopt[H_R], hopt[H_S], hopt[H_RN]
     st = rk[RK_STR0 + order]
-    m = min(max(opponents, 1), holds.shape[2] - 1)
+    m = min(max(opponents, 1), holds.shape[3] - 1)
     u = unseen.copy()
     if hopt[H_HAS_WILD]:            # a wild card joins any natural rank of which one is unseen
         for r in range(Rn):
@@ -208,7 +209,7 @@ def beat_chance(hopt, rk, pneed, holds, unseen, order, opponents, reset_weight, 
     lq = np.empty((R, S + 1))       # log(1 - chance that an opponent holds s+1 of rank r)
     for r in range(R):
         for j in range(S + 1):
-            lq[r, j] = np.log1p(-min(holds[u[r], j + 1, m], 1.0 - 1e-12))
+            lq[r, j] = holds[1, u[r], j + 1, m]
     # total[r, j]: sum of log(1 - p) over the ranks stronger than r (NumPy's reversed cumulative sum, less self)
     by_strength = np.empty((R, S))
     for r in range(R):
@@ -252,7 +253,7 @@ def beat_chance(hopt, rk, pneed, holds, unseen, order, opponents, reset_weight, 
             for j in range(S):
                 need = pneed[q, j + 1]
                 if need > 0:
-                    gain[j] = np.log1p(-min(holds[u[q], need, m], 1.0 - 1e-12)) - lq[q, j]
+                    gain[j] = holds[1, u[q], need, m] - lq[q, j]
                 else:
                     gain[j] = 0.0
             for r in range(R):
@@ -279,7 +280,7 @@ def beat_chance(hopt, rk, pneed, holds, unseen, order, opponents, reset_weight, 
         n_reset = 0
         for r in range(R):
             n_reset += unseen[r] * rk[RK_RESET0 + order, r]
-        p_reset = reset_weight * holds[min(n_reset, holds.shape[0] - 1), 1, m]
+        p_reset = reset_weight * holds[0, min(n_reset, holds.shape[1] - 1), 1, m]
         for r in range(R):
             for j in range(S):
                 p[r, j] = 1.0 - (1.0 - p[r, j]) * (1.0 - p_reset)
