@@ -9,10 +9,11 @@ agent's ``act``); the search agent's rollouts call :func:`decide` from compiled 
 
 The rules reach the compiled code as data (:func:`heuristic_tables`): ``hopt`` (sizes, options and the
 observation's offsets, named ``H_*``), ``rk`` (a row per table over play ranks, ``RK_*``), ``kd`` (per
-kind), ``pneed`` (the power rules) and ``holds`` (``holds[0, u, s, m]``: the chance that one of m opponents
-holds s of u unseen cards; ``holds[1]``: log(1 - that chance), computed once by NumPy). ``par`` carries the agent's tuning numbers (``HeuristicAgent.safe_below`` ...). It reads only the
-observation and the mask, as every agent does. Floating-point sums follow NumPy's order of addition, so
-its chances are the same numbers to the last bit as the vectorised code's were.
+kind), ``pneed`` (the power rules) and ``holds`` (``holds[0, u, s, m]``: the chance that one of m
+opponents holds s of u unseen cards; ``holds[1]``: log(1 - that chance), computed once by NumPy).
+``par`` carries the agent's tuning numbers (``HeuristicAgent.safe_below`` ...). It reads only the
+observation and the mask, as every agent does. Floating-point sums follow NumPy's order of addition,
+so its chances are the same numbers to the last bit as the vectorised code's were.
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ SETTINGS: dict[str, tuple[type, object, float, float, str]] = {
     "policy": (str, "heuristic", 0, 0, "rollout policy: " + ", ".join(ROLLOUT_POLICIES) + ", or an agent spec "
                "such as zoo:president"),
     "fallback": (str, "heuristic", 0, 0, "the first candidate and the choice kept when search cannot tell: "
-                 "heuristic, or policy (the rollout policy's choice)"),
+                 "heuristic, policy (the rollout policy's choice), or an agent spec such as zoo:president"),
     "batch": (int, 4096, 1, 65536, "most rollouts stepped together (memory, not play)"),
     "prior": (str, "heuristic", 0, 0, "how candidates are chosen: heuristic (the heuristic's choice, greedy's, pass, "
               "the strongest play, then the weakest first), or policy (the rollout policy's most likely actions first; "
@@ -99,7 +99,7 @@ class SearchAgent(Agent):
     deterministic = False
 
     def __init__(self, rules: Rules, worlds: int = 8, actions: int = 5, rollouts: int = 0, z: float = 1.0,
-                 policy: str | Agent = "heuristic", batch: int = 4096, fallback: str = "heuristic",
+                 policy: str | Agent = "heuristic", batch: int = 4096, fallback: str | Agent = "heuristic",
                  prior: str = "heuristic", name: str | None = None) -> None:
         super().__init__(rules)
         for key, value in (("worlds", worlds), ("actions", actions), ("rollouts", rollouts), ("z", z),
@@ -137,8 +137,18 @@ class SearchAgent(Agent):
             from .registry import make_agent
 
             self.policy = make_agent(policy, rules)
-        if fallback not in ("heuristic", "policy"):
-            raise ValueError(f"search setting fallback={fallback!r} must be heuristic or policy")
+        fallback_agent = None
+        if isinstance(fallback, Agent):         # built by the caller (the web page's agents by name)
+            if fallback.rules != rules:
+                raise ValueError(f"search setting fallback: {fallback.name} was built for other rules")
+            fallback_agent, fallback = fallback, fallback.name
+        elif fallback not in ("heuristic", "policy"):
+            if ":" not in fallback or fallback.split(":")[0] == "search":
+                raise ValueError(f"search setting fallback={fallback!r} must be heuristic, policy, or an agent spec "
+                                 f"such as zoo:president (not search)")
+            from .registry import make_agent
+
+            fallback_agent = make_agent(fallback, rules)
         if prior not in ("heuristic", "policy"):
             raise ValueError(f"search setting prior={prior!r} must be heuristic or policy")
         if prior == "policy" and not isinstance(self.policy, PolicyAgent):
@@ -146,7 +156,12 @@ class SearchAgent(Agent):
                              f"got policy={self.policy_name}")
         self.prior = prior
         self.fallback_name = "policy" if prior == "policy" else fallback
-        self.fallback = HeuristicAgent(rules) if self.fallback_name == "heuristic" else self.policy
+        if self.fallback_name == "heuristic":
+            self.fallback: Agent = HeuristicAgent(rules)
+        elif self.fallback_name == "policy":
+            self.fallback = self.policy
+        else:
+            self.fallback = fallback_agent
         self.greedy = GreedyAgent(rules)
         self.stats = SearchStats()
         if name:

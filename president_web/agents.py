@@ -117,9 +117,17 @@ class AgentShelf:
         policy = str(kwargs.pop("policy", "heuristic"))
         if policy.partition(":")[0].lower() == SEARCH:
             raise AgentRefused(f"agent {spec!r}: the rollout policy cannot be search itself")
+        fallback = str(kwargs.pop("fallback", "heuristic"))
+        if fallback.partition(":")[0].lower() == SEARCH:
+            raise AgentRefused(f"agent {spec!r}: the fallback cannot be search itself")
+        try:
+            built_fallback = fallback if fallback in ("heuristic", "policy") else self.build(fallback, rules)
+        except AgentRefused as e:
+            raise AgentRefused(f"agent {spec!r}: fallback: {e}") from None
         try:
             built = self.build(policy, rules)
-            return SearchAgent(rules, policy=built, name=spec, **kwargs)  # type: ignore[arg-type]
+            return SearchAgent(rules, policy=built, fallback=built_fallback, name=spec,  # type: ignore[arg-type]
+                               **kwargs)
         except AgentRefused as e:
             raise AgentRefused(f"agent {spec!r}: rollout policy: {e}") from None
         except ValueError as e:

@@ -140,6 +140,24 @@ def test_search_can_fall_back_on_its_rollout_policy():
     np.testing.assert_array_equal(agent.act(obs, mask, np.random.default_rng(0)), greedy)
     with pytest.raises(ValueError, match="fallback"):
         make_agent("search:fallback=zoo", rules)
+    with pytest.raises(ValueError, match="not search"):
+        make_agent("search:fallback=search:worlds=2", rules)
+
+
+def test_search_can_fall_back_on_another_agent():
+    # fallback=zoo:president: the network plays unless the heuristic's rollouts find a clearly better move; with
+    # an impossible margin it plays the network's moves exactly, and it searches from the network's choice
+    rules = preset("president")
+    obs, mask = decisions(rules, 6)
+    zoo = make_agent("zoo:president", rules).act(obs, mask, np.random.default_rng(0))
+    agent = make_agent("search:worlds=3,actions=3,z=1e9,fallback=zoo:president", rules)
+    np.testing.assert_array_equal(agent.act(obs, mask, np.random.default_rng(0)), zoo)
+    assert agent.fallback_name == "zoo:president" and agent.stats.searched > 0
+    free = make_agent("search:worlds=4,actions=4,z=0,fallback=zoo:president", rules)
+    chosen = free.act(obs, mask, np.random.default_rng(0))
+    assert mask[np.arange(len(chosen)), chosen].all() and (chosen != zoo).any()
+    with pytest.raises(ValueError, match="other rules"):
+        SearchAgent(rules, fallback=HeuristicAgent(preset("daifugo")))
 
 
 def test_search_specs_and_their_errors():

@@ -75,7 +75,7 @@ def test_an_agent_path_in_a_request_is_refused_without_opening_the_file(tmp_path
     c = _client(create_app())
     OPENED.clear()
     for spec in (f"ppo:{secret}", f"ppo-sample:{secret}", f"search:policy=ppo:{secret}", "ppo:../secret",
-                 f"zoo:{secret}"):
+                 f"zoo:{secret}", f"search:fallback=ppo:{secret}", f"search:fallback=zoo:{secret}"):
         r = c.post("/api/game", json={"opponents": [spec]})
         assert r.status_code == 400, r.text
         msg = r.json()["error"]
@@ -83,6 +83,15 @@ def test_an_agent_path_in_a_request_is_refused_without_opening_the_file(tmp_path
     assert OPENED == []        # the hook sees every open(): the file was never opened
     secret.read_text()
     assert OPENED == [str(secret)]   # (the hook does see an open of it)
+
+
+def test_a_search_fallback_is_built_by_name_like_its_rollout_policy():
+    c = _client(create_app())
+    _, view = _start(c, opponents=["search:worlds=2,actions=2,fallback=zoo:president"], seed=1, hands=1)
+    assert view["table"]["seats"][1]["agent"] == "search:worlds=2,actions=2,fallback=zoo:president"
+    for spec, why in (("search:fallback=search", "cannot be search"), ("search:fallback=zoo:nope", "fallback")):
+        r = c.post("/api/game", json={"opponents": [spec]})
+        assert r.status_code == 400 and why in r.json()["error"], r.text
 
 
 def test_agent_files_come_only_from_the_agent_folders_and_errors_name_no_server_path(tmp_path):
