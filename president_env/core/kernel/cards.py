@@ -196,6 +196,9 @@ def card_mask(G, T, W):  # noqa: C901 - one block per suit rule
                     live = True
         if not live and not (on_set and p == top):
             continue
+        k = play[PL_KIND, p]
+        if k >= 0 and per_kind[k] == 0:
+            continue                            # every set of a natural rank names a natural card of it
         j0 = play[PL_SET_START, p]
         for j in range(j0, j0 + n_sets):
             n = sets[SF_N, j]
@@ -251,6 +254,11 @@ def run_mask(G, T, W, wild, lead, first):
     for c in range(C):
         if hands[cur, c] and card[C_NATPOS, c] >= 0:
             pres[card[C_NATPOS, c]] = 1
+    held_before = 0                                  # pres[i] := natural cards held at positions before i
+    for i in range(4 * NNAT + 1):
+        here = pres[i]
+        pres[i] = held_before
+        held_before += here
     rev = 1 if s8[REVOLUTION] else 0
     top_run = s8[TOP_RUN]
     top_str = play[PL_STR0 + rev, max(s8[TOP_RANK], 0)]
@@ -259,9 +267,7 @@ def run_mask(G, T, W, wild, lead, first):
     for i in range(Jr):
         L = runs[R_LEN, i]
         base = runs[R_SUIT, i] * NNAT + runs[R_LOPOS, i]
-        nat = 0
-        for x in range(L):
-            nat += pres[base + x]
+        nat = pres[base + L] - pres[base]           # a run never crosses from one suit to the next
         ok = nat > 0 and ((nat >= L - wild) if has_wild else nat == L)
         if ok and not lead:
             ok = L == top_run and runs[R_STR0 + rev, i] > top_str
