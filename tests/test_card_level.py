@@ -856,3 +856,38 @@ def test_random_games_of_the_new_presets(name: str, players: int) -> None:
         assert moved_ok[live].all()                              # only held cards move
     assert (st.phase == OVER).all(), "every session of 2 hands ends"
     assert (st.points.sum(axis=1) == 2 * sum(rules.points)).all()
+
+
+def _card_level_rule_sets() -> list:
+    from test_random_rules import draw_rules
+
+    drawn = [r for _, r in draw_rules(5, 120).kept if r.card_level and not r.poker]
+    return [preset(n) for n in ("suit_ranking", "follow_suit", "reversing_colour", "daifugo_runs")] + drawn
+
+
+def test_the_set_table_is_ordered_as_the_compiled_mask_reads_it() -> None:
+    # kernel/cards.py card_mask stops reading a rank's sets at the first one bigger than the cards the player
+    # holds of it (with its wild cards): a rank's sets must come smallest first, and a set of size n with w
+    # wild cards must name n - w natural cards of its rank (all-wild sets: the WILD play rank)
+    from president_env.core.kernel import fields as F
+    from president_env.core.kernel.consts import consts
+
+    rule_sets = _card_level_rule_sets()
+    assert len(rule_sets) > 20
+    for rules in rule_sets:
+        c = consts(rules)
+
+        def table(name: str, c=c) -> np.ndarray:
+            i = F.TABLES.index(name)
+            off, rows, cols = c.opt[F.O_TABLES + 3 * i:F.O_TABLES + 3 * i + 3]
+            return c.tab[off:off + rows * cols].reshape(rows, cols)
+
+        sets, play_t = table("sets"), table("play")
+        for p in range(int(c.opt[F.O_R])):
+            j0, n = play_t[F.PL_SET_START, p], play_t[F.PL_SET_LEN, p]
+            sizes = sets[F.SF_N, j0:j0 + n]
+            assert (np.diff(sizes) >= 0).all(), (rules.name, p, sizes)
+            for j in range(j0, j0 + n):
+                natural = sets[F.SF_NEED0, j] if sets[F.SF_SUITLESS, j] else sets[F.SF_NEED0:F.SF_NEED0 + 4, j].sum()
+                wild_rank = play_t[F.PL_KIND, p] < 0
+                assert natural == (0 if wild_rank else sets[F.SF_N, j] - sets[F.SF_W, j]), (rules.name, j)

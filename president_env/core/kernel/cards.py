@@ -196,12 +196,15 @@ def card_mask(G, T, W):  # noqa: C901 - one block per suit rule
                     live = True
         if not live and not (on_set and p == top):
             continue
+        # a set of a natural rank names n - w natural cards of it and w wild cards, and a rank's sets come
+        # smallest first (consts.py; tested): the sets bigger than the cards it holds are skipped unread
         k = play[PL_KIND, p]
-        if k >= 0 and per_kind[k] == 0:
-            continue                            # every set of a natural rank names a natural card of it
+        most = wild + (per_kind[k] if k >= 0 else 0)
         j0 = play[PL_SET_START, p]
         for j in range(j0, j0 + n_sets):
             n = sets[SF_N, j]
+            if n > most:
+                break
             bnd = lo[p] <= n and n <= hi[p] and not (fs >= 0 and n > 1)
             ext = extras and extra[p, n - 1] != 0
             if fs >= 0 and n == 1:              # follow: singles of the top's suit, or with no suit
