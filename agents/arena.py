@@ -121,10 +121,21 @@ class TournamentResult:
     per_deal_points: np.ndarray         # (deals, E) points per hand of each entrant in each deal
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def difference(self, entrant: int = 0) -> tuple[float, tuple[float, float]]:
+        """``entrant``'s points a hand minus the mean of the others', per deal: the mean and its 95% interval
+        over deals (the measure of the zoo's bar, docs/zoo.md)."""
+        p = self.per_deal_points
+        if not 0 <= entrant < p.shape[1]:
+            raise ValueError(f"entrant {entrant}: the tournament has entrants 0..{p.shape[1] - 1}")
+        return _ci(p[:, entrant] - np.delete(p, entrant, axis=1).mean(axis=1))
+
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON values: ``{"entrants": [...], "head_to_head": ..., ...}``."""
+        diff, (low, high) = self.difference(0)
         return {
             "entrants": [e.to_dict() for e in self.entrants],
+            "first_minus_others": {"meaning": "entrant 0's points a hand minus the mean of the others', per deal",
+                                   "mean": diff, "ci95": [low, high]},
             "head_to_head": {
                 "meaning": "share of hands the row entrant finished ahead of the column entrant",
                 "entrants": [f"{i}:{n}" for i, n in enumerate(self.names)],

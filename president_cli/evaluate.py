@@ -198,6 +198,9 @@ def print_result(result: Any, console: Console | None = None) -> None:
     for i, lab in enumerate(labels):
         h2h.add_row(lab, *["-" if i == j else f"{result.head_to_head[i, j]:.1%}" for j in range(len(labels))])
     console.print(h2h)
+    diff, ci = result.difference(0)
+    console.print(f"0:{result.entrants[0].agent} minus the mean of the others: {diff:+.3f} {_ci(ci, '+.3f')} "
+                  f"points a hand (95% interval over deals)")
     rate = result.sessions / max(result.seconds, 1e-9)
     console.print(f"seed {result.seed}, rotations {result.rotations}: {result.decisions} decisions in "
                   f"{result.seconds:.1f} s ({rate:,.0f} sessions/s); intervals are over deals "

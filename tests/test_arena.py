@@ -205,6 +205,12 @@ def test_evaluate_writes_one_json_entrant_per_name_in_order(tmp_path, capsys) ->
     assert data["seat_counts"] == [[6] * 5] * 5
     text = capsys.readouterr().out
     assert "head to head" in text and "1:heuristic" in text and "points/hand" in text
+    # entrant 0 against the mean of the others, deal by deal (the zoo's measure), printed and written
+    first = data["first_minus_others"]
+    others = np.mean([e["points_per_hand"] for e in data["entrants"][1:]])
+    assert first["mean"] == pytest.approx(data["entrants"][0]["points_per_hand"] - others)
+    assert first["ci95"][0] < first["mean"] < first["ci95"][1]
+    assert f"0:random minus the mean of the others: {first['mean']:+.3f}" in text
     # the same command gives the same figures
     again = tmp_path / "again.json"
     _evaluate(["--preset", "president", "--players", "5", "--agents", "random,heuristic,random,greedy,random",
