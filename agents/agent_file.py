@@ -39,7 +39,10 @@ import json
 import os
 import re
 import subprocess
+import threading
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -275,19 +278,38 @@ def check_rules(path: str | os.PathLike, meta: dict[str, Any], rules: Rules) -> 
 
 # --------------------------------------------------------------------------- the agent
 _BLAS: ThreadpoolController | None = None
+_BLAS_USERS = 0                    # contexts open now (any thread): the limit is set by the first, lifted by the last
+_BLAS_LOCK = threading.Lock()
+_BLAS_LIMIT: Any = None
 
 
-def one_blas_thread() -> Any:
+@contextmanager
+def one_blas_thread() -> Iterator[None]:
     """A context in which NumPy's BLAS uses one thread.
 
     The policy networks are small (a few hundred units): OpenBLAS splitting their products
     over threads spins when the other cores are busy, so on the 2-core development machine
     with one other job running a 256-unit policy took 12 ms a call of 40 rows with the default
-    threads and 0.24 ms with one (and one thread is as fast on an idle machine)."""
-    global _BLAS
-    if _BLAS is None:
-        _BLAS = ThreadpoolController()
-    return _BLAS.limit(limits=1, user_api="blas")
+    threads and 0.24 ms with one (and one thread is as fast on an idle machine).
+
+    Setting the limit costs about 0.15 ms (threadpoolctl asks every BLAS library), as much as a
+    product of 40 rows, so contexts nest: one held around many calls (the search agent's
+    rollouts) makes those inside it free. The limit is process-wide, held while any context is open."""
+    global _BLAS, _BLAS_USERS, _BLAS_LIMIT
+    with _BLAS_LOCK:
+        if _BLAS_USERS == 0:
+            if _BLAS is None:
+                _BLAS = ThreadpoolController()
+            _BLAS_LIMIT = _BLAS.limit(limits=1, user_api="blas")
+        _BLAS_USERS += 1
+    try:
+        yield
+    finally:
+        with _BLAS_LOCK:
+            _BLAS_USERS -= 1
+            if _BLAS_USERS == 0:
+                _BLAS_LIMIT.restore_original_limits()
+                _BLAS_LIMIT = None
 
 
 class FileAgent(PolicyAgent):

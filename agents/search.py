@@ -33,6 +33,7 @@ from president_env.core import OVER, Rules, current_player, observe, step_inplac
 from president_env.core.resample import worlds_from_observation
 from president_env.core.state import State
 
+from .agent_file import one_blas_thread
 from .base import Agent, PolicyAgent
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
@@ -341,7 +342,12 @@ class SearchAgent(Agent):
         return self._rollout_stepped(st, first, rng)
 
     def _rollout_stepped(self, st, first: np.ndarray, rng: np.random.Generator) -> np.ndarray:  # noqa: ANN001
-        """:meth:`_rollout` stepped from Python, the rollout policy acting on each step's batch of decisions."""
+        """:meth:`_rollout` stepped from Python, the rollout policy acting on each step's batch of decisions (a
+        network's products on one BLAS thread, the limit set once for all of them)."""
+        with one_blas_thread():
+            return self._play_out(st, first, rng)
+
+    def _play_out(self, st, first: np.ndarray, rng: np.random.Generator) -> np.ndarray:  # noqa: ANN001
         rules = self.rollout_rules
         points = np.asarray(rules.points, dtype=np.float64)
         n = st.batch_size
