@@ -176,8 +176,10 @@ def _cli(out: Path, init: Path | str, *extra: str) -> list[str]:
     (["--backend", "rllib"], "--backend rllib runs PPO"),
     (["--env-runners", "2"], "--env-runners: --backend rllib only"),
     (["--resume", "x.exit.safetensors"], "--init starts a run and --resume continues one"),
-    (["--set", 'exit_search="worlds=2,prior=heuristic"'], "setting exit_search='worlds=2,prior=heuristic': prior "
-                                                         "cannot be set"),
+    (["--set", 'exit_search="worlds=2,prior=random"'], "setting exit_search='worlds=2,prior=random': prior='random' "
+                                                      "must be policy"),
+    (["--set", 'exit_search="worlds=2,fallback=heuristic"'], "setting exit_search='worlds=2,fallback=heuristic': "
+                                                            "fallback cannot be set"),
     (["--set", 'exit_search="worlds=0"'], "search setting worlds must be 1..4096"),
     (["--set", "exit_epochs=0"], "setting exit_epochs=0: expected an integer 1..1000"),
     (["--set", "exit_learning_rate=2"], "setting exit_learning_rate=2: expected a finite number 1e-12..1"),
@@ -223,3 +225,31 @@ def test_ctrl_c_keeps_the_finished_iterations_and_the_run_resumes(tmp_path, monk
     assert [line.split(",")[0] for line in (out / "iterations.csv").read_text().splitlines()[1:]] == ["1"]
     meta, _ = read_agent_file(out / "model.agent.safetensors")
     assert meta["made_by"]["iteration"] == 1 and "--resume" in meta["made_by"]["command"]
+
+
+def test_the_search_takes_the_networks_candidates_or_the_default_ones_after_its_move() -> None:
+    from training.hyperparams import settings_for
+
+    rules = preset("president")
+    assert ex.search_settings(settings_for("president"), rules)["prior"] == "policy"
+    kwargs = ex.search_settings(settings_for("president", exit_search="worlds=2,actions=3,prior=heuristic"), rules)
+    assert kwargs == {"worlds": 2, "actions": 3, "prior": "heuristic"}
+    network = ex.NetworkAgent(rules, ex.policy_from_agent_file(rules, "zoo:president", seed=0))
+    search = SearchAgent(rules, policy=network, fallback="policy", **kwargs)     # as an iteration builds it
+    assert search.fallback is network and search.prior == "heuristic"
+    obs, mask = _positions(rules)
+    first = [c[0] for c in search._candidates(obs, mask, network.act(obs, mask, np.random.default_rng(0)),
+                                              np.random.default_rng(0))]
+    assert first == network.act(obs, mask, np.random.default_rng(0)).tolist()
+
+
+def _positions(rules):
+    from president_env.core import current_player, init, observe, step_inplace
+    from president_env.core.records import random_actions
+
+    st, rng, obs, masks = init(rules, batch_size=4, seed=3), np.random.default_rng(3), [], []
+    for _ in range(12):
+        obs.append(observe(rules, st, current_player(st)))
+        masks.append(st.legal.copy())
+        step_inplace(rules, st, random_actions(st.legal, rng))
+    return np.concatenate(obs), np.concatenate(masks)

@@ -10,7 +10,9 @@ saved as iteration 0. Then each iteration
 1. plays self-play games (whole sessions, ``exit_games`` at a time) with the search agent
    (:class:`agents.search.SearchAgent`, settings ``exit_search``) in every seat, the network of the
    iteration before as its prior and rollout policy (``prior=policy``: its most likely moves are the
-   candidates, its arg max the move kept unless another clearly beats it), and records each of its
+   candidates, its arg max the move kept unless another clearly beats it; ``prior=heuristic`` in
+   ``exit_search``: its arg max, then the greedy agent's move, pass, the strongest play and the weakest),
+   and records each of its
    ``exit_decisions`` decisions: the observation, the legal mask, the move the search chose and the
    player's discounted points from there on (as the warm start does);
 2. fits the network to them (:func:`training.imitation.pretrain`): the policy by cross-entropy on the
@@ -77,8 +79,10 @@ BASELINES = ("heuristic", "greedy")
 FORMAT = "president-exit/1"
 META_KEY = "president-exit"
 STATE_SUFFIX = ".exit.safetensors"
-#: search settings the trainer sets itself: the network is the prior, the rollout policy and the fallback
-FIXED_SEARCH = ("policy", "prior", "fallback")
+#: search settings the trainer sets itself: the network is the rollout policy and the fallback (and, unless
+#: ``prior=heuristic`` says otherwise, the prior)
+FIXED_SEARCH = ("policy", "fallback")
+PRIORS = ("policy", "heuristic")
 CURVE_FIELDS = ("iteration", "decisions", "searched", "seconds", "loss_before", "loss_after", "accuracy_before",
                 "accuracy_after", "epochs", "value_loss")
 
@@ -152,9 +156,13 @@ def search_settings(s: TrainSettings, rules: Rules) -> dict[str, Any]:
         kwargs = parse_settings(s.exit_search)
         fixed = sorted(set(kwargs) & set(FIXED_SEARCH))
         if fixed:
-            raise ValueError(f"{', '.join(fixed)} cannot be set: the network being trained is the search's prior, "
+            raise ValueError(f"{', '.join(fixed)} cannot be set: the network being trained is the search's "
                              "rollout policy and fallback")
-        SearchAgent(rules, **kwargs)    # the ranges, checked by the agent itself
+        prior = kwargs.setdefault("prior", "policy")
+        if prior not in PRIORS:
+            raise ValueError(f"prior={prior!r} must be policy (the network's likeliest moves are the candidates) or "
+                             f"heuristic (the network's move, then greedy's, pass, the strongest, the weakest)")
+        SearchAgent(rules, **{k: v for k, v in kwargs.items() if k != "prior"})    # the ranges, checked by the agent
     except ValueError as e:
         raise ValueError(f"setting exit_search={s.exit_search!r}: {e}") from None
     return kwargs
@@ -433,7 +441,7 @@ def _iteration(rules: Rules, s: TrainSettings, args: ExitArgs, search_kwargs: di
     its moves; the iteration's row of the history, or ``None`` when the budget's deadline came before any decision
     was recorded."""
     seed = iteration_seed(args.seed, k)
-    search = SearchAgent(rules, policy=NetworkAgent(rules, policy), prior="policy", name="search", **search_kwargs)
+    search = SearchAgent(rules, policy=NetworkAgent(rules, policy), fallback="policy", name="search", **search_kwargs)
     now = time.time()
     collect_end = plan.ppo_end - 0.1 * max(0.0, plan.ppo_end - now) if plan else None
     demos = collect(rules, search, s.exit_decisions, s.gamma, seed=seed, batch_size=s.exit_games,
