@@ -93,7 +93,10 @@ def test_a_killed_or_interrupted_simulate_leaves_the_old_records_file_intact(tmp
     argv = [sys.executable, "-m", "president_cli.main", "simulate", "--preset", "president", "--games", "200000",
             "--records", str(path), "--no-progress", "--batch-size", "1"]
     for sig in (signal.SIGINT, signal.SIGKILL):
-        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        # Ctrl-C's default in the child even where this run was started in the background (a shell's `&`
+        # makes SIGINT ignored, children inherit that, and Python then never raises KeyboardInterrupt)
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         try:
             deadline = time.time() + 120
             while not any(p.stat().st_size > 0 for p in tmp_path.glob(".r.jsonl.*.part")):  # writing has begun
