@@ -16,22 +16,13 @@ import time
 import numpy as np
 
 from agents.registry import make_agent, split_specs
-from president_env.core import OVER, State, current_player, init, observe, preset, step_inplace
-from president_env.core.records import random_actions
+from president_env.core import preset
+from president_env.core.records import random_positions
 
 
-def positions(rules, seed: int, games: int = 8, steps: int = 40) -> tuple[np.ndarray, np.ndarray]:
+def positions(rules, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Observation rows and masks of the players to act, with more than one legal action."""
-    rng = np.random.default_rng(seed)
-    st = State.concat([init(rules, batch_size=games // 2, seed=seed),
-                       init(rules, batch_size=games - games // 2, seed=seed + 1, start_ranks="random")])
-    obs, masks = [], []
-    for _ in range(steps):
-        live = np.flatnonzero(st.phase != OVER)
-        obs.append(observe(rules, st, current_player(st))[live])
-        masks.append(st.legal[live])
-        step_inplace(rules, st, random_actions(st.legal, rng))
-    o, m = np.concatenate(obs), np.concatenate(masks)
+    o, m = random_positions(rules, seed, games=8, steps=40)
     keep = m.sum(axis=1) > 1
     return o[keep], m[keep]
 

@@ -17,28 +17,16 @@ from pathlib import Path
 
 import numpy as np
 
-from president_env.core import OVER, PRESETS, Rules, State, current_player, init, observe, preset, step_inplace
-from president_env.core.records import random_actions
+from president_env.core import PRESETS, Rules, preset
+from president_env.core.records import random_positions
 
 PATH = Path(__file__).parent / "data" / "heuristic_choices.json.gz"
 GAMES, STEPS, RANDOM_RULES, RANDOM_SEED = 8, 100, 40, 2027
 
 
 def positions(rules: Rules, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Observations and masks of the player to act in ``GAMES`` games of random play (half of them first
-    hands, half with ranks from a last hand), for ``STEPS`` decisions or until the games are over."""
-    rng = np.random.default_rng(seed)
-    st = State.concat([init(rules, batch_size=GAMES // 2, seed=seed),
-                       init(rules, batch_size=GAMES - GAMES // 2, seed=seed + 1, start_ranks="random")])
-    obs, masks = [], []
-    for _ in range(STEPS):
-        live = np.flatnonzero(st.phase != OVER)
-        if live.size == 0:
-            break
-        obs.append(observe(rules, st, current_player(st))[live])
-        masks.append(st.legal[live].copy())
-        step_inplace(rules, st, random_actions(st.legal, rng))
-    return np.concatenate(obs), np.concatenate(masks)
+    """The positions of ``GAMES`` games of random play, ``STEPS`` decisions (``records.random_positions``)."""
+    return random_positions(rules, seed, GAMES, STEPS)
 
 
 def rule_sets() -> list[tuple[str, Rules, int]]:

@@ -16,6 +16,7 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from cli_run import run_cli  # noqa: E402
+from positions import positions  # noqa: E402
 
 from agents.agent_file import FileAgent, read_agent_file, write_agent_file  # noqa: E402
 from agents.arena import run_tournament  # noqa: E402
@@ -237,19 +238,8 @@ def test_the_search_takes_the_networks_candidates_or_the_default_ones_after_its_
     network = ex.NetworkAgent(rules, ex.policy_from_agent_file(rules, "zoo:president", seed=0))
     search = SearchAgent(rules, policy=network, fallback="policy", **kwargs)     # as an iteration builds it
     assert search.fallback is network and search.prior == "heuristic"
-    obs, mask = _positions(rules)
+    obs, mask = positions(rules, 48, seed=3)
     first = [c[0] for c in search._candidates(obs, mask, network.act(obs, mask, np.random.default_rng(0)),
                                               np.random.default_rng(0))]
     assert first == network.act(obs, mask, np.random.default_rng(0)).tolist()
 
-
-def _positions(rules):
-    from president_env.core import current_player, init, observe, step_inplace
-    from president_env.core.records import random_actions
-
-    st, rng, obs, masks = init(rules, batch_size=4, seed=3), np.random.default_rng(3), [], []
-    for _ in range(12):
-        obs.append(observe(rules, st, current_player(st)))
-        masks.append(st.legal.copy())
-        step_inplace(rules, st, random_actions(st.legal, rng))
-    return np.concatenate(obs), np.concatenate(masks)

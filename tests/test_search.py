@@ -13,24 +13,15 @@ from agents.arena import run_tournament
 from agents.heuristic import HeuristicAgent
 from agents.registry import make_agent, split_specs
 from agents.search import SearchAgent
-from president_env.core import EXCHANGE, OVER, PRESETS, State, current_player, init, observe, preset, step_inplace
-from president_env.core.records import random_actions
+from president_env.core import EXCHANGE, OVER, PRESETS, current_player, init, observe, preset, step_inplace
+from president_env.core.records import random_positions
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "search.md"
 
 
 def decisions(rules, seed: int, games: int = 6, steps: int = 25):
     """Observation rows and masks of the players to act in random positions (exchange ones included)."""
-    rng = np.random.default_rng(seed)
-    st = State.concat([init(rules, batch_size=games // 2, seed=seed),            # a first hand, no ranks
-                       init(rules, batch_size=games - games // 2, seed=seed + 1, start_ranks="random")])
-    obs, masks = [], []
-    for _ in range(steps):
-        live = np.flatnonzero(st.phase != OVER)
-        obs.append(observe(rules, st, current_player(st))[live])
-        masks.append(st.legal[live])
-        step_inplace(rules, st, random_actions(st.legal, rng))
-    return np.concatenate(obs), np.concatenate(masks)
+    return random_positions(rules, seed, games, steps)
 
 
 @pytest.mark.parametrize("name", PRESETS)

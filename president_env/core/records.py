@@ -325,6 +325,26 @@ def random_actions(legal: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.where(legal, rng.random(legal.shape), -1.0).argmax(axis=1)
 
 
+def random_positions(rules: Rules, seed: int, games: int = 8, steps: int = 40) -> tuple[np.ndarray, np.ndarray]:
+    """Observation rows and legal masks of the player to act in ``games`` games of random legal play (half of
+    them first hands, half with ranks from a last hand, so with an exchange), for ``steps`` decisions or until
+    every game is over: positions to feed agents (benchmarks, golden choices, tests)."""
+    from .observation import observe
+
+    rng = np.random.default_rng(seed)
+    st = State.concat([init(rules, batch_size=games // 2, seed=seed),
+                       init(rules, batch_size=games - games // 2, seed=seed + 1, start_ranks="random")])
+    obs, masks = [], []
+    for _ in range(steps):
+        live = np.flatnonzero(st.phase != OVER)
+        if live.size == 0:
+            break
+        obs.append(observe(rules, st, current_player(st))[live])
+        masks.append(st.legal[live])
+        step_inplace(rules, st, random_actions(st.legal, rng))
+    return np.concatenate(obs), np.concatenate(masks)
+
+
 # --------------------------------------------------------------------------- files
 def write_records(dest: str | Path | IO[str], records: Iterable[dict[str, Any]]) -> int:
     """Write records as JSON lines to a path or an open text file; return how many.

@@ -13,6 +13,7 @@ from the one recorded beside the cache, the cached code is removed (:func:`_drop
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import sys
@@ -63,6 +64,7 @@ def thin(fn):
     return njit(fn, inline="always")
 
 
+@functools.lru_cache(maxsize=1)
 def sources_hash() -> str:
     """A hash of every kernel source file (and numba's version): the key of the compiled cache."""
     import numba
