@@ -5,6 +5,9 @@ table of ``docs/zoo.md``). ``president zoo-add --preset NAME --agent FILE --deal
 plays the agent against three copies of the heuristic and of greedy over duplicate deals,
 refuses it unless it beats both with a 95% interval above zero, then copies the file into
 the zoo and writes its row (the training command and budget given, the evaluation command).
+``--generation K`` (K > 1) adds a later generation of a preset's agent: it must also beat
+three copies of generation K - 1 with an interval above zero, and it may have trained for
+up to an hour; the earlier generations stay (``zoo:NAME@K``).
 """
 
 from __future__ import annotations
@@ -19,6 +22,14 @@ from president_cli.argtypes import MAX_DEALS, MAX_MINUTES, UsageError, float_ran
 
 MAX_BYTES = 1_000_000
 MIN_DEALS = 2000
+#: the most minutes of training a generation's agent may have had (issue 28: an hour for a later generation)
+MAX_TRAIN_MINUTES = {1: 30.0}
+LATER_TRAIN_MINUTES = 60.0
+
+
+def train_minutes_allowed(generation: int) -> float:
+    """The training budget of a generation's agent, in minutes of the 2-core machine."""
+    return MAX_TRAIN_MINUTES.get(generation, LATER_TRAIN_MINUTES)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -43,20 +54,34 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--export-command", default=None,
                    help="the exact command that wrote the agent file from the trained model, when it was not "
                         "the file training wrote (e.g. president export-agent ... --float16)")
+    p.add_argument("--generation", type=int_range(1, 99), default=1,
+                   help="the agent's generation (default 1); K > 1 must also beat three copies of generation K - 1 "
+                        "with an interval above zero, which stays in the zoo as zoo:NAME@(K-1)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_zoo_add)
 
 
+def _ci(r: dict[str, Any]) -> str:
+    return f"{r['diff']:+.3f} [{r['low']:+.3f}, {r['high']:+.3f}]"
+
+
+def spec_of(row: dict[str, Any], rows: list[dict[str, Any]]) -> str:
+    """The agent spec of a row: ``zoo:NAME`` for a preset's newest generation, ``zoo:NAME@K`` for an earlier one."""
+    from agents.zoo import generation, newest
+
+    return f"zoo:{row['preset']}" if row in newest(rows) else f"zoo:{row['preset']}@{generation(row)}"
+
+
 def markdown_table(rows: list[dict[str, Any]]) -> str:
-    """The zoo as the Markdown table of docs/zoo.md."""
-    out = ["| preset | players | vs heuristic x(P-1): difference [95% CI] | vs greedy x(P-1) | deals | "
-           "trained (min, PPO steps) | file (KB) |",
-           "|---|---:|---|---|---:|---|---:|"]
+    """The zoo as the Markdown table of docs/zoo.md (a preset's generations in order, the newest last)."""
+    out = ["| agent | players | vs heuristic x(P-1): difference [95% CI] | vs greedy x(P-1) | "
+           "vs the generation before x(P-1) | deals | seed | trained (min, PPO steps) | file (KB) |",
+           "|---|---:|---|---|---|---:|---:|---|---:|"]
     for r in rows:
         h, g = r["vs_heuristic"], r["vs_greedy"]
-        out.append(f"| `{r['preset']}` | {r['players']} | {h['diff']:+.3f} [{h['low']:+.3f}, {h['high']:+.3f}] | "
-                   f"{g['diff']:+.3f} [{g['low']:+.3f}, {g['high']:+.3f}] | {h['deals']} | "
-                   f"{r['train_minutes']:.1f}, {r['timesteps']:,} | {r['bytes'] // 1000} |")
+        before = _ci(r["vs_previous"]) if "vs_previous" in r else ""
+        out.append(f"| `{spec_of(r, rows)}` | {r['players']} | {_ci(h)} | {_ci(g)} | {before} | {h['deals']} | "
+                   f"{r['seed']} | {r['train_minutes']:.1f}, {r['timesteps']:,} | {r['bytes'] // 1000} |")
     return "\n".join(out)
 
 
@@ -67,7 +92,7 @@ def markdown_commands(rows: list[dict[str, Any]]) -> str:
     out = []
     for r in rows:
         exported = f"; exported by `{r['export_command']}`" if r.get("export_command") else ""
-        out.append(f"- `{r['preset']}`: trained by `{r['train_command']}` ({r['train_minutes']:.1f} minutes of "
+        out.append(f"- `{spec_of(r, rows)}`: trained by `{r['train_command']}` ({r['train_minutes']:.1f} minutes of "
                    f"wall time, {r['timesteps']:,} PPO steps){exported}; measured by `{r['eval_command']}`")
     return "\n".join(out)
 
@@ -84,62 +109,77 @@ def cmd_zoo(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"The zoo: {len(rows)} trained agent(s) (use them as zoo:NAME)")
+    table = Table(title=f"The zoo: {len(rows)} trained agent(s) (use them as zoo:NAME, an earlier generation as "
+                        f"zoo:NAME@K)")
     table.add_column("agent", no_wrap=True)
-    for col in ("players", "vs heuristic [95% CI]", "vs greedy [95% CI]", "deals", "trained"):
+    for col in ("players", "vs heuristic [95% CI]", "vs greedy [95% CI]", "vs the generation before", "deals",
+                "trained"):
         table.add_column(col)
     for r in rows:
-        h, g = r["vs_heuristic"], r["vs_greedy"]
-        table.add_row(f"zoo:{r['preset']}", str(r["players"]), f"{h['diff']:+.3f} [{h['low']:+.3f}, {h['high']:+.3f}]",
-                      f"{g['diff']:+.3f} [{g['low']:+.3f}, {g['high']:+.3f}]", str(h["deals"]),
-                      f"{r['train_minutes']:.1f} min, {r['timesteps']:,} steps")
+        before = _ci(r["vs_previous"]) if "vs_previous" in r else ""
+        table.add_row(spec_of(r, rows), str(r["players"]), _ci(r["vs_heuristic"]), _ci(r["vs_greedy"]), before,
+                      str(r["vs_heuristic"]["deals"]), f"{r['train_minutes']:.1f} min, {r['timesteps']:,} steps")
     Console().print(table)
     return 0
 
 
-def cmd_zoo_add(args: argparse.Namespace) -> int:
+def cmd_zoo_add(args: argparse.Namespace) -> int:  # noqa: C901 - one check after another, each named
     from agents.agent_file import AgentFileError, FileAgent
-    from agents.zoo import INDEX, ZOO_DIR, zoo_entries
+    from agents.zoo import INDEX, ZOO_DIR, generation, zoo_entries, zoo_row
     from president_env.core import preset
     from training.evaluate import matchup
 
     if args.deals < MIN_DEALS:
         raise UsageError(f"--deals {args.deals}: the zoo's bar is at least {MIN_DEALS} duplicate deals")
+    gen = args.generation
+    if args.train_minutes > train_minutes_allowed(gen):
+        raise UsageError(f"--train-minutes {args.train_minutes:g}: an agent of generation {gen} trains for at most "
+                         f"{train_minutes_allowed(gen):g} minutes")
     size = args.agent.stat().st_size if args.agent.is_file() else None
     if size is None:
         raise UsageError(f"agent file {str(args.agent)!r} not found")
     if size > MAX_BYTES:
         raise UsageError(f"{args.agent}: {size:,} bytes; a zoo agent is at most {MAX_BYTES:,}")
     rules = preset(args.preset)
+    previous = None
+    if gen > 1:
+        try:
+            previous = zoo_row(f"{rules.name}@{gen - 1}")
+        except ValueError as e:
+            raise UsageError(f"--generation {gen}: {e}") from None
     try:
         agent = FileAgent(args.agent, rules)
     except AgentFileError as e:
         raise UsageError(str(e)) from None
-    results = {b: matchup(rules, agent, b, args.deals, seed=args.seed, progress=not args.no_progress)
-               for b in ("heuristic", "greedy")}
-    for b, m in results.items():
-        print(f"vs {b} x{rules.players - 1}: {m.diff:+.3f} [{m.diff_low:+.3f}, {m.diff_high:+.3f}] "
+    opponents = {"heuristic": "heuristic", "greedy": "greedy"}
+    if previous is not None:
+        opponents["previous"] = f"zoo:{rules.name}@{gen - 1}"
+    results = {k: matchup(rules, agent, o, args.deals, seed=args.seed, progress=not args.no_progress)
+               for k, o in opponents.items()}
+    for k, m in results.items():
+        print(f"vs {opponents[k]} x{rules.players - 1}: {m.diff:+.3f} [{m.diff_low:+.3f}, {m.diff_high:+.3f}] "
               f"over {m.deals} deals")
-    failed = [b for b, m in results.items() if not m.wins]
+    failed = [opponents[k] for k, m in results.items() if not m.wins]
     if failed:
         print(f"not added: it does not beat {', '.join(failed)} with an interval above zero")
         return 1
-    name = f"{rules.name}.agent.safetensors"
+    name = f"{rules.name}.agent.safetensors" if gen == 1 else f"{rules.name}.gen{gen}.agent.safetensors"
     if not (ZOO_DIR / name).exists() or not (ZOO_DIR / name).samefile(args.agent):  # re-measuring one in place
         shutil.copyfile(args.agent, ZOO_DIR / name)
     row = {
-        "preset": rules.name, "file": name, "players": rules.players, "bytes": size,
-        "timesteps": int(agent.metadata.get("made_by", {}).get("timesteps", 0)),
+        "preset": rules.name, **({"generation": gen} if gen > 1 else {}), "file": name, "players": rules.players,
+        "bytes": size, "timesteps": int(agent.metadata.get("made_by", {}).get("timesteps", 0)),
         "train_command": args.train_command, "train_minutes": args.train_minutes,
         **({"export_command": args.export_command} if args.export_command else {}),
         "eval_command": f"president zoo-add --preset {rules.name} --agent agents/zoo/{name} --deals {args.deals} "
-                        f"--seed {args.seed}",
+                        f"--seed {args.seed}" + (f" --generation {gen}" if gen > 1 else ""),
         "seed": args.seed,
-        **{f"vs_{b}": {"diff": round(m.diff, 4), "low": round(m.diff_low, 4), "high": round(m.diff_high, 4),
-                       "deals": m.deals} for b, m in results.items()},
+        **{f"vs_{k}": {"diff": round(m.diff, 4), "low": round(m.diff_low, 4), "high": round(m.diff_high, 4),
+                       "deals": m.deals} for k, m in results.items()},
     }
-    rows = [r for r in zoo_entries() if r["preset"] != rules.name] + [row]
-    rows.sort(key=lambda r: r["preset"])
+    rows = [r for r in zoo_entries() if (r["preset"], generation(r)) != (rules.name, gen)] + [row]
+    rows.sort(key=lambda r: (r["preset"], generation(r)))
     INDEX.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
-    print(f"added zoo:{rules.name} ({ZOO_DIR / name})")
+    spec = f"zoo:{rules.name}" + (f" (generation {gen}; zoo:{rules.name}@{gen - 1} stays)" if gen > 1 else "")
+    print(f"added {spec} ({ZOO_DIR / name})")
     return 0

@@ -13,29 +13,34 @@ import pytest
 from agents.agent_file import FileAgent, read_agent_file
 from agents.arena import run_tournament
 from agents.registry import make_agent
-from agents.zoo import ZOO_DIR, zoo_entries, zoo_path
+from agents.zoo import ZOO_DIR, generation, newest, zoo_entries, zoo_path, zoo_row
 from president_cli.main import main
-from president_cli.zoo import MAX_BYTES, MIN_DEALS, markdown_commands, markdown_table
+from president_cli.zoo import MAX_BYTES, MIN_DEALS, markdown_commands, markdown_table, spec_of, train_minutes_allowed
 from president_env.core import PRESETS, Rules, preset
 
 ROWS = zoo_entries()
-NAMES = [r["preset"] for r in ROWS]
+NAMES = [f"{r['preset']}@{generation(r)}" for r in ROWS]
+NEWEST = newest(ROWS)
 
 
 def test_the_index_and_the_files_agree():
     files = sorted(p.name for p in ZOO_DIR.glob("*.agent.safetensors"))
     assert files == sorted(r["file"] for r in ROWS)
-    assert len(set(NAMES)) == len(NAMES) and set(NAMES) <= set(PRESETS)
+    assert len(set(NAMES)) == len(NAMES) and {r["preset"] for r in ROWS} <= set(PRESETS)
+    for r in ROWS:      # generations count up from 1 without a gap
+        assert generation(r) == 1 or f"{r['preset']}@{generation(r) - 1}" in NAMES
 
 
 @pytest.mark.parametrize("row", ROWS, ids=NAMES)
 def test_each_agent_is_small_loads_and_plays(row):
-    path = zoo_path(row["preset"])
+    spec = spec_of(row, ROWS)
+    path = zoo_path(spec.removeprefix("zoo:"))
+    assert path == ZOO_DIR / row["file"]
     assert path.stat().st_size <= MAX_BYTES and path.stat().st_size == row["bytes"]
     rules = preset(row["preset"])
     meta, _ = read_agent_file(path)
     assert Rules.from_dict(meta["rules"]) == rules and meta["made_by"]["command"]
-    agent = make_agent(f"zoo:{row['preset']}", rules)
+    agent = make_agent(spec, rules)
     assert isinstance(agent, FileAgent)
     res = run_tournament(rules, [agent] + ["heuristic"] * (rules.players - 1), deals=2, seed=0, rating=False)
     assert res.entrants[0].hands > 0
@@ -43,11 +48,22 @@ def test_each_agent_is_small_loads_and_plays(row):
 
 @pytest.mark.parametrize("row", ROWS, ids=NAMES)
 def test_each_recorded_result_clears_the_bar(row):
-    for opp in ("vs_heuristic", "vs_greedy"):
+    bars = ("vs_heuristic", "vs_greedy") + (("vs_previous",) if generation(row) > 1 else ())
+    for opp in bars:
         r = row[opp]
         assert r["deals"] >= MIN_DEALS and r["low"] > 0 and r["low"] <= r["diff"] <= r["high"]
-    assert row["train_minutes"] <= 30 and row["train_command"].startswith("president train")
+    assert row["train_minutes"] <= train_minutes_allowed(generation(row))
+    assert row["train_command"].startswith("president train")
     assert row.get("export_command", "president export-agent").startswith("president export-agent")
+
+
+def test_a_name_plays_the_newest_generation_and_name_at_k_generation_k():
+    for row in NEWEST:
+        assert zoo_row(row["preset"]) == row and zoo_row(f"{row['preset'].upper()}@{generation(row)}") == row
+    with pytest.raises(ValueError, match=r"no generation 99 of zoo agent 'president'; it has president@1"):
+        zoo_path("president@99")
+    with pytest.raises(ValueError, match="the generation after @ must be a number"):
+        make_agent("zoo:president@x", preset("president"))
 
 
 def test_docs_hold_the_table_and_every_command():
@@ -66,7 +82,7 @@ def test_unknown_names_list_the_zoo():
 def test_the_command_lists_the_zoo(capsys):
     assert main(["zoo"]) == 0
     out = capsys.readouterr().out
-    assert "The zoo" in out and all(f"zoo:{n}" in out for n in NAMES)
+    assert "The zoo" in out and all(f"{spec_of(r, ROWS)} " in out for r in ROWS)
     assert main(["zoo", "--markdown"]) == 0
     assert capsys.readouterr().out.strip() == markdown_table(ROWS) + "\n\n" + markdown_commands(ROWS)
 
@@ -107,9 +123,9 @@ def empty_zoo(tmp_path, monkeypatch):
     return zoo
 
 
-def _add(path, deals="2000"):
+def _add(path, deals="2000", *extra):
     return main(["zoo-add", "--preset", "president", "--agent", str(path), "--deals", deals, "--no-progress",
-                 "--train-command", "president train --preset president", "--train-minutes", "1.5"])
+                 "--train-command", "president train --preset president", "--train-minutes", "1.5", *extra])
 
 
 def test_zoo_add_refuses_an_agent_below_the_bar(empty_zoo, tmp_path, monkeypatch, capsys):
@@ -160,6 +176,51 @@ def test_zoo_add_writes_the_row_and_the_file_of_an_agent_that_clears_the_bar(emp
     assert len(empty_zoo.zoo_entries()) == 1
 
 
+def test_a_second_generation_must_beat_the_first_and_both_stay(empty_zoo, tmp_path, monkeypatch, capsys):
+    """``--generation 2``: the bookkeeping of a later generation, the evaluation replaced by chosen results."""
+    import training.evaluate as ev
+
+    played, beats_previous = [], [False]
+
+    def fake(rules, agent, opponent, deals, seed=0, progress=False):
+        played.append((opponent, deals, seed))
+        if opponent == "zoo:president@1" and not beats_previous[0]:
+            return ev.Matchup(opponent, deals, 0.0, 0.0, 0.01, -0.04, 0.06, 0.25, 0.25)
+        return ev.Matchup(opponent, deals, 0.5, -0.2, 0.7, 0.6, 0.8, 0.4, 0.1)
+
+    monkeypatch.setattr(ev, "matchup", fake)
+    first = _tiny_agent(tmp_path / "first.agent.safetensors", preset("president"), seed=1)
+    second = _tiny_agent(tmp_path / "second.agent.safetensors", preset("president"), seed=2)
+    with pytest.raises(SystemExit) as e:          # no generation 1 yet
+        _add(second, "2000", "--generation", "2")
+    assert e.value.code == 2 and "--generation 2: no zoo agent 'president@1'" in capsys.readouterr().err
+    assert _add(first) == 0
+    with pytest.raises(SystemExit) as e:          # over a later generation's hour of training
+        main(["zoo-add", "--preset", "president", "--agent", str(second), "--generation", "2", "--no-progress",
+              "--train-command", "president train --preset president", "--train-minutes", "61"])
+    assert e.value.code == 2 and "trains for at most 60 minutes" in capsys.readouterr().err
+    played.clear()
+    assert _add(second, "2000", "--generation", "2", "--seed", "31337") == 1      # level with generation 1
+    assert played == [("heuristic", 2000, 31337), ("greedy", 2000, 31337), ("zoo:president@1", 2000, 31337)]
+    assert "not added: it does not beat zoo:president@1" in capsys.readouterr().out
+    assert len(empty_zoo.zoo_entries()) == 1
+    beats_previous[0] = True
+    assert _add(second, "2000", "--generation", "2", "--seed", "31337") == 0
+    assert "added zoo:president (generation 2; zoo:president@1 stays)" in capsys.readouterr().out
+    one, two = empty_zoo.zoo_entries()
+    assert (one["file"], two["file"]) == ("president.agent.safetensors", "president.gen2.agent.safetensors")
+    assert two["generation"] == 2 and two["vs_previous"]["low"] == 0.6 and "generation" not in one
+    assert two["eval_command"].endswith("--seed 31337 --generation 2")
+    assert empty_zoo.zoo_path("president").read_bytes() == second.read_bytes()
+    assert empty_zoo.zoo_path("president@1").read_bytes() == first.read_bytes()
+    table = markdown_table(empty_zoo.zoo_entries())
+    assert "| `zoo:president@1` |" in table and "| `zoo:president` |" in table
+    assert table.index("zoo:president@1") < table.index("| `zoo:president` |")
+    # measuring generation 1 again keeps generation 2
+    assert _add(empty_zoo.ZOO_DIR / "president.agent.safetensors") == 0
+    assert [generation(r) for r in empty_zoo.zoo_entries()] == [1, 2]
+
+
 def _sets(command: str) -> dict:
     """The ``--set NAME=VALUE`` settings of a ``president train`` command, as the CLI parses them."""
     import shlex
@@ -169,7 +230,7 @@ def _sets(command: str) -> dict:
     return {name: json.loads(value) for name, value in pairs}
 
 
-@pytest.mark.parametrize("row", ROWS, ids=NAMES)
+@pytest.mark.parametrize("row", NEWEST, ids=[r["preset"] for r in NEWEST])
 def test_the_settings_table_reproduces_each_zoo_agents_settings(row):
     """``president train --preset NAME`` with no ``--set`` trains with what made the zoo agent."""
     from training.hyperparams import learner_seats, settings_for
