@@ -225,9 +225,10 @@ def _sets(command: str) -> dict:
     """The ``--set NAME=VALUE`` settings of a ``president train`` command, as the CLI parses them."""
     import shlex
 
+    from president_cli.train import _settings
+
     words = shlex.split(command)
-    pairs = [w.split("=", 1) for k, w in zip(words[:-1], words[1:], strict=True) if k == "--set"]
-    return {name: json.loads(value) for name, value in pairs}
+    return _settings([w for k, w in zip(words[:-1], words[1:], strict=True) if k == "--set"])
 
 
 @pytest.mark.parametrize("row", NEWEST, ids=[r["preset"] for r in NEWEST])

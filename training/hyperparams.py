@@ -6,6 +6,7 @@ Every field is a keyword of :class:`TrainSettings`.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
@@ -104,17 +105,23 @@ SPECS: dict[str, Setting] = {
 }
 
 # Per-preset differences from the defaults.
-# Rows marked "zoo" are what made that preset's zoo agent (docs/zoo.md): few choices (single_round,
+# Rows marked "zoo" are what made that preset's newest zoo agent (docs/zoo.md): few choices (single_round,
 # asshole, compulsory) learn more against a heuristic-heavy pool than against themselves;
-# daifugo_runs' file fits the zoo's 1 MB with a smaller network.
+# daifugo_runs' file fits the zoo's 1 MB with a smaller network. "zoo 2": a second generation (issue 28)
+# whose warm start imitates the search agent's self-play (SEARCH_TEACHER) instead of the heuristic's.
+SEARCH_TEACHER = {"imitation_teacher": "search:worlds=32,actions=8", "imitation_decisions": 2_000_000}
+THIN = {"learner_seats": 2, "pool": {"heuristic": 0.85, "greedy": 0.05, "snapshot": 0.1}}
+THIN_SEARCH = {**THIN, **SEARCH_TEACHER, "imitation_share": 0.9}    # most of the time to the search's games
 PER_PRESET: dict[str, dict[str, Any]] = {
     "double_deck": {"n_envs": 128, "batch_size": 2048},
     "huberes": {"n_envs": 192},
-    "single_round": {"learner_seats": 2, "pool": {"heuristic": 0.85, "greedy": 0.05, "snapshot": 0.1}},  # zoo
-    "asshole": {"learner_seats": 2, "pool": {"heuristic": 0.85, "greedy": 0.05, "snapshot": 0.1}},       # zoo
-    "compulsory": {"learner_seats": 1, "pool": {"heuristic": 1.0}, "learning_rate": 3e-4,                # zoo
-                   "ent_coef": 0.003},
+    "single_round": THIN,                                                                               # zoo
+    "asshole": THIN,                                                                                    # zoo
+    "compulsory": {"learner_seats": 1, "pool": {"heuristic": 1.0}, "learning_rate": 3e-4,                # zoo 2
+                   "ent_coef": 0.003, **SEARCH_TEACHER},
     "daifugo_runs": {"net_arch": (128, 128)},                                                           # zoo
+    "butthead": THIN_SEARCH,                                                                            # zoo 2
+    "bombs": THIN_SEARCH,                                                                               # zoo 2
 }
 
 
@@ -130,6 +137,6 @@ def learner_seats(s: TrainSettings, players: int) -> int:
 def settings_for(preset: str, **overrides: Any) -> TrainSettings:
     """The settings of ``preset`` (its row of :data:`PER_PRESET` over the defaults), with ``overrides``
     (checked against :data:`SPECS`: a wrong type or range raises ``ValueError`` naming the setting)."""
-    changes = dict(PER_PRESET.get(preset, {}))
+    changes = copy.deepcopy(PER_PRESET.get(preset, {}))     # rows share THIN's pool: never hand it out
     changes.update(overrides)
     return dataclasses.replace(DEFAULTS, **check_overrides("training", SPECS, changes))
