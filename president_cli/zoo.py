@@ -65,40 +65,37 @@ def _ci(r: dict[str, Any]) -> str:
     return f"{r['diff']:+.3f} [{r['low']:+.3f}, {r['high']:+.3f}]"
 
 
-def spec_of(row: dict[str, Any], rows: list[dict[str, Any]]) -> str:
-    """The agent spec of a row: ``zoo:NAME`` for a preset's newest generation, ``zoo:NAME@K`` for an earlier one."""
-    from agents.zoo import generation, newest
-
-    return f"zoo:{row['preset']}" if row in newest(rows) else f"zoo:{row['preset']}@{generation(row)}"
-
-
 def markdown_table(rows: list[dict[str, Any]]) -> str:
     """The zoo as the Markdown table of docs/zoo.md (a preset's generations in order, the newest last)."""
+    from agents.zoo import zoo_specs
+
     out = ["| agent | players | vs heuristic x(P-1): difference [95% CI] | vs greedy x(P-1) | "
            "vs the generation before x(P-1) | deals | seed | trained (min, PPO steps) | file (KB) |",
            "|---|---:|---|---|---|---:|---:|---|---:|"]
-    for r in rows:
+    for r, spec in zip(rows, zoo_specs(rows), strict=True):
         h, g = r["vs_heuristic"], r["vs_greedy"]
         before = _ci(r["vs_previous"]) if "vs_previous" in r else ""
-        out.append(f"| `{spec_of(r, rows)}` | {r['players']} | {_ci(h)} | {_ci(g)} | {before} | {h['deals']} | "
+        out.append(f"| `{spec}` | {r['players']} | {_ci(h)} | {_ci(g)} | {before} | {h['deals']} | "
                    f"{r['seed']} | {r['train_minutes']:.1f}, {r['timesteps']:,} | {r['bytes'] // 1000} |")
     return "\n".join(out)
 
 
 def markdown_commands(rows: list[dict[str, Any]]) -> str:
     """How each zoo agent was made and measured, as the list of docs/zoo.md."""
+    from agents.zoo import zoo_specs
+
     if not rows:
         return "No agent yet."
     out = []
-    for r in rows:
+    for r, spec in zip(rows, zoo_specs(rows), strict=True):
         exported = f"; exported by `{r['export_command']}`" if r.get("export_command") else ""
-        out.append(f"- `{spec_of(r, rows)}`: trained by `{r['train_command']}` ({r['train_minutes']:.1f} minutes of "
+        out.append(f"- `{spec}`: trained by `{r['train_command']}` ({r['train_minutes']:.1f} minutes of "
                    f"wall time, {r['timesteps']:,} PPO steps){exported}; measured by `{r['eval_command']}`")
     return "\n".join(out)
 
 
 def cmd_zoo(args: argparse.Namespace) -> int:
-    from agents.zoo import zoo_entries
+    from agents.zoo import zoo_entries, zoo_specs
 
     rows = zoo_entries()
     if args.markdown:
@@ -115,9 +112,9 @@ def cmd_zoo(args: argparse.Namespace) -> int:
     for col in ("players", "vs heuristic [95% CI]", "vs greedy [95% CI]", "vs the generation before", "deals",
                 "trained"):
         table.add_column(col)
-    for r in rows:
+    for r, spec in zip(rows, zoo_specs(rows), strict=True):
         before = _ci(r["vs_previous"]) if "vs_previous" in r else ""
-        table.add_row(spec_of(r, rows), str(r["players"]), _ci(r["vs_heuristic"]), _ci(r["vs_greedy"]), before,
+        table.add_row(spec, str(r["players"]), _ci(r["vs_heuristic"]), _ci(r["vs_greedy"]), before,
                       str(r["vs_heuristic"]["deals"]), f"{r['train_minutes']:.1f} min, {r['timesteps']:,} steps")
     Console().print(table)
     return 0
@@ -127,6 +124,7 @@ def cmd_zoo_add(args: argparse.Namespace) -> int:  # noqa: C901 - one check afte
     from agents.agent_file import AgentFileError, FileAgent
     from agents.zoo import INDEX, ZOO_DIR, generation, zoo_entries, zoo_row
     from president_env.core import preset
+    from president_env.core.files import atomic_writer
     from training.evaluate import matchup
 
     if args.deals < MIN_DEALS:
@@ -165,7 +163,8 @@ def cmd_zoo_add(args: argparse.Namespace) -> int:  # noqa: C901 - one check afte
         return 1
     name = f"{rules.name}.agent.safetensors" if gen == 1 else f"{rules.name}.gen{gen}.agent.safetensors"
     if not (ZOO_DIR / name).exists() or not (ZOO_DIR / name).samefile(args.agent):  # re-measuring one in place
-        shutil.copyfile(args.agent, ZOO_DIR / name)
+        with atomic_writer(ZOO_DIR / name, binary=True) as f, open(args.agent, "rb") as src:
+            shutil.copyfileobj(src, f)
     row = {
         "preset": rules.name, **({"generation": gen} if gen > 1 else {}), "file": name, "players": rules.players,
         "bytes": size, "timesteps": int(agent.metadata.get("made_by", {}).get("timesteps", 0)),
@@ -179,7 +178,8 @@ def cmd_zoo_add(args: argparse.Namespace) -> int:  # noqa: C901 - one check afte
     }
     rows = [r for r in zoo_entries() if (r["preset"], generation(r)) != (rules.name, gen)] + [row]
     rows.sort(key=lambda r: (r["preset"], generation(r)))
-    INDEX.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+    with atomic_writer(INDEX) as f:     # Ctrl-C leaves the old index, never half a new one
+        f.write(json.dumps(rows, indent=1) + "\n")
     spec = f"zoo:{rules.name}" + (f" (generation {gen}; zoo:{rules.name}@{gen - 1} stays)" if gen > 1 else "")
     print(f"added {spec} ({ZOO_DIR / name})")
     return 0

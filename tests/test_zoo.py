@@ -13,14 +13,15 @@ import pytest
 from agents.agent_file import FileAgent, read_agent_file
 from agents.arena import run_tournament
 from agents.registry import make_agent
-from agents.zoo import ZOO_DIR, generation, newest, zoo_entries, zoo_path, zoo_row
+from agents.zoo import ZOO_DIR, generation, newest, zoo_entries, zoo_path, zoo_row, zoo_specs
 from president_cli.main import main
-from president_cli.zoo import MAX_BYTES, MIN_DEALS, markdown_commands, markdown_table, spec_of, train_minutes_allowed
+from president_cli.zoo import MAX_BYTES, MIN_DEALS, markdown_commands, markdown_table, train_minutes_allowed
 from president_env.core import PRESETS, Rules, preset
 
 ROWS = zoo_entries()
 NAMES = [f"{r['preset']}@{generation(r)}" for r in ROWS]
 NEWEST = newest(ROWS)
+SPECS = dict(zip(NAMES, zoo_specs(ROWS), strict=True))
 
 
 def test_the_index_and_the_files_agree():
@@ -33,7 +34,7 @@ def test_the_index_and_the_files_agree():
 
 @pytest.mark.parametrize("row", ROWS, ids=NAMES)
 def test_each_agent_is_small_loads_and_plays(row):
-    spec = spec_of(row, ROWS)
+    spec = SPECS[f"{row['preset']}@{generation(row)}"]
     path = zoo_path(spec.removeprefix("zoo:"))
     assert path == ZOO_DIR / row["file"]
     assert path.stat().st_size <= MAX_BYTES and path.stat().st_size == row["bytes"]
@@ -62,8 +63,10 @@ def test_a_name_plays_the_newest_generation_and_name_at_k_generation_k():
         assert zoo_row(row["preset"]) == row and zoo_row(f"{row['preset'].upper()}@{generation(row)}") == row
     with pytest.raises(ValueError, match=r"no generation 99 of zoo agent 'president'; it has president@1"):
         zoo_path("president@99")
-    with pytest.raises(ValueError, match="the generation after @ must be a number"):
-        make_agent("zoo:president@x", preset("president"))
+    for bad in ("x", "²", "-1", ""):
+        with pytest.raises(ValueError, match="the generation after @ must be a number"):
+            make_agent(f"zoo:president@{bad}", preset("president"))
+    assert zoo_specs(NEWEST) == [f"zoo:{r['preset']}" for r in NEWEST]
 
 
 def test_docs_hold_the_table_and_every_command():
@@ -82,7 +85,7 @@ def test_unknown_names_list_the_zoo():
 def test_the_command_lists_the_zoo(capsys):
     assert main(["zoo"]) == 0
     out = capsys.readouterr().out
-    assert "The zoo" in out and all(f"{spec_of(r, ROWS)} " in out for r in ROWS)
+    assert "The zoo" in out and all(f"{spec} " in out for spec in SPECS.values())
     assert main(["zoo", "--markdown"]) == 0
     assert capsys.readouterr().out.strip() == markdown_table(ROWS) + "\n\n" + markdown_commands(ROWS)
 

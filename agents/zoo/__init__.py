@@ -49,17 +49,23 @@ def newest(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(best.values())
 
 
+def zoo_specs(rows: list[dict[str, Any]]) -> list[str]:
+    """The agent spec of each row: ``zoo:NAME`` for a preset's newest generation, ``zoo:NAME@K`` for an earlier one."""
+    latest = {id(row) for row in newest(rows)}
+    return [f"zoo:{r['preset']}" if id(r) in latest else f"zoo:{r['preset']}@{generation(r)}" for r in rows]
+
+
 def zoo_row(name: str) -> dict[str, Any]:
     """The row of ``name``: a preset (its newest generation) or ``PRESET@K`` (generation K); an unknown name lists
     the zoo, an unknown generation the preset's."""
-    key, _, gen = name.strip().lower().partition("@")
+    key, at, gen = name.strip().lower().partition("@")
     rows = [row for row in zoo_entries() if row["preset"] == key]
     if not rows:
         raise ValueError(f"no zoo agent {name!r}; the zoo has: {', '.join(zoo_names()) or 'none yet'}")
-    if not gen:
+    if not at:
         return max(rows, key=generation)
     have = ", ".join(f"{key}@{generation(r)}" for r in rows)
-    if not gen.isdigit():
+    if not (gen.isascii() and gen.isdigit()):
         raise ValueError(f"zoo agent {name!r}: the generation after @ must be a number; {key} has {have}")
     for row in rows:
         if generation(row) == int(gen):
