@@ -305,6 +305,10 @@ def _consts(rules: Rules) -> Consts:  # noqa: C901 - one table after another
     o[F.O_A_RANK] = A_rank
     o[F.O_HAS_EXTRAS] = (bool(o[F.O_HAS_RESET]) or bool(power_ranks) or rules.four_of_a_kind == "bomb"
                          or rules.complete_set_clears or (rules.card_level and bool(play[F.PL_TRUMP].any())))
+    # Rank-level sets with none of the options that widen section 4's plays (legal.plain_sets' fast path)
+    o[F.O_PLAIN_SETS] = (not rules.card_level and not rules.poker and not t.has_wild and rules.size_rule == "equal"
+                         and not o[F.O_HAS_HIGH] and not o[F.O_HAS_TRUMP] and o[F.O_TRANSPARENT] < 0
+                         and not o[F.O_HAS_EXTRAS] and rules.runs == 0 and R == t.n_natural_play)
     tabs["play"] = play
 
     parts, off = [], 0

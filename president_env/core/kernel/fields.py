@@ -39,8 +39,8 @@ EXCHANGE, PLAY, OVER = 0, 1, 2
  O_REV_SINGLES, O_REV_RESET, O_HAS_RESET, O_FIRST_LEAD, O_LEAD_AFTER, O_EXTRA_TO, O_RESEAT, O_HANDS_PER_SESSION,
  O_TARGET, O_EXPOSE, O_MERCHANT, O_QUICK_CLEAR, O_SUIT_RULE, O_RUNS, O_POKER, O_CARD_LEVEL, O_NAMED_WILD,
  O_HAS_HIGH, O_HAS_TRUMP, O_LOWEST_PLAY, O_N_LOWEST, O_LOWEST0, O_LOWEST1, O_N_EX, O_N_GIVE, O_JS, O_JR, O_X, O_U,
- O_NRP, O_W, O_D_OBS, O_A_RANK, O_HAS_EXTRAS,
- O_TABLES) = range(70)
+ O_NRP, O_W, O_D_OBS, O_A_RANK, O_HAS_EXTRAS, O_PLAIN_SETS,
+ O_TABLES) = range(71)
 # After O_TABLES: three numbers per table (offset into ``tab``, rows, columns), in the order of TABLES.
 TABLES = ("act", "card", "play", "kind", "ks", "power", "sched", "give", "points", "sets", "rid", "runs",
           "claims", "picks", "natkind", "obs")

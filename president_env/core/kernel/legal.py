@@ -31,6 +31,7 @@ from .fields import (
     O_HAS_WILD,
     O_K,
     O_LOWEST_PLAY,
+    O_PLAIN_SETS,
     O_POWER_FLOOR0,
     O_R,
     O_REV_RESET,
@@ -201,6 +202,41 @@ def rank_extras(G, T, W, lead):
 
 
 @inlined
+def plain_sets(G, T, W):
+    """The rank-level legal plays where the rules have none of the options that widen section 4 (wild cards,
+    high cards, trumps, a transparent rank, runs, section 5's extra plays; the size rule ``equal``): a lead
+    plays any set it holds (the first lead one of the lowest card's rank), any other play is a set of the
+    top's size of a higher rank (or of its rank, with equal_rank_beats). The plays :func:`rank_intervals`
+    gives for such rules, in one pass over the ranks. Returns (lead, whether there is a play)."""
+    s8, legal = G[0], G[6]
+    opt, play = T[0], T[3]
+    R, S = opt[O_R], opt[O_S]
+    nat = W[6]
+    holdings(G, T, s8[CURRENT], nat)
+    top = s8[TOP_RANK]
+    anything = False
+    if top < 0:                                 # a lead
+        first = s8[FIRST_LEAD] != 0
+        low = opt[O_LOWEST_PLAY]
+        for r in range(R):
+            if first and r != low:
+                continue
+            for n in range(1, nat[r] + 1):
+                legal[r * S + n] = 1
+                anything = True
+        return True, anything
+    rev = order_in_force(T, s8)
+    ts = s8[TOP_SIZE]
+    top_str = play[PL_STR0 + rev, top]
+    erb = opt[O_EQUAL_RANK_BEATS] != 0
+    for r in range(R):
+        ok = ((play[PL_STR0 + rev, r] > top_str) | (erb & (r == top))) & (nat[r] >= ts)
+        legal[r * S + ts] = ok
+        anything |= ok
+    return False, anything
+
+
+@inlined
 def rank_mask(G, T, W):
     """The rank-level legal plays of the player to act into ``legal[b]`` (id = 1 + rank * S + size - 1):
     its bound plays, and the extra plays it holds the cards for."""
@@ -210,6 +246,10 @@ def rank_mask(G, T, W):
     lo, hi, cap, extra = W[2], W[3], W[4], W[5]
     for a in range(opt[O_A]):
         legal[a] = 0
+    if opt[O_PLAIN_SETS]:
+        lead, anything = plain_sets(G, T, W)
+        legal[0] = 1 if (not lead and not (opt[O_COMPULSORY] and anything)) else 0
+        return
     lead, first = rank_intervals(G, T, W)
     anything = False
     for r in range(R):

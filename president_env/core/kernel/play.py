@@ -89,15 +89,27 @@ from .jit import inlined
 
 
 @inlined
+def seat_after(s, d, P):
+    """The seat next to ``s`` in direction ``d`` (+1 or -1) of ``P`` seats (without a division)."""
+    s += d
+    if s >= P:
+        s -= P
+    elif s < 0:
+        s += P
+    return s
+
+
+@inlined
 def next_seat(p8, start, d, need_turn):
     """The first seat after ``start`` in direction ``d`` that has cards (and, with ``need_turn``, has not
     passed); if none, the seat right after ``start``."""
     P = p8.shape[1]
-    for i in range(1, P + 1):
-        s = (start + d * i) % P
+    s = start
+    for _ in range(P):
+        s = seat_after(s, d, P)
         if p8[N_CARDS, s] > 0 and (not need_turn or not p8[PASSED, s]):
             return s
-    return (start + d) % P
+    return seat_after(start, d, P)
 
 
 @inlined
