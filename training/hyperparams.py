@@ -106,7 +106,7 @@ SPECS: dict[str, Setting] = {
 
 # Per-preset differences from the defaults.
 # Rows marked "zoo" are what made that preset's newest zoo agent (docs/zoo.md): few choices (single_round,
-# asshole, compulsory) learn more against a heuristic-heavy pool than against themselves;
+# and asshole and compulsory in their first generation) learn more against a heuristic-heavy pool than against themselves;
 # daifugo_runs' file fits the zoo's 1 MB with a smaller network. "zoo 2": a second generation (issue 28)
 # whose warm start imitates the search agent's self-play (SEARCH_TEACHER) instead of the heuristic's.
 SEARCH_TEACHER = {"imitation_teacher": "search:worlds=32,actions=8", "imitation_decisions": 2_000_000}
@@ -116,7 +116,7 @@ PER_PRESET: dict[str, dict[str, Any]] = {
     "double_deck": {"n_envs": 128, "batch_size": 2048},
     "huberes": {"n_envs": 192},
     "single_round": THIN,                                                                               # zoo
-    "asshole": THIN,                                                                                    # zoo
+    "asshole": THIN_SEARCH,                                                                             # zoo 2
     "compulsory": {"learner_seats": 1, "pool": {"heuristic": 1.0}, "learning_rate": 3e-4,                # zoo 2
                    "ent_coef": 0.003, **SEARCH_TEACHER},
     "daifugo_runs": {"net_arch": (128, 128)},                                                           # zoo
