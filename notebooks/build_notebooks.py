@@ -414,11 +414,12 @@ The package ships trained agents, one per preset, that beat three copies of the
 heuristic (`docs/zoo.md`, `president zoo`): `zoo:NAME` is an agent spec like
 `heuristic`. Here the model just trained sits with the zoo's `president` agent and
 two heuristics."""),
-    new_code_cell('''from agents.zoo import zoo_entries
+    new_code_cell('''from agents.zoo import zoo_entries, zoo_specs
 
-for row in zoo_entries():
+rows = zoo_entries()
+for row, spec in zip(rows, zoo_specs(rows)):     # zoo:NAME is a preset's newest generation, zoo:NAME@K generation K
     h = row["vs_heuristic"]
-    print(f"zoo:{row['preset']:15s} vs heuristic {h['diff']:+.3f} [{h['low']:+.3f}, {h['high']:+.3f}]")
+    print(f"{spec:20s} vs heuristic {h['diff']:+.3f} [{h['low']:+.3f}, {h['high']:+.3f}]")
 
 names = ["ppo (trained)", "zoo:president", "heuristic", "heuristic"]
 res = run_tournament(rules, [f"ppo:{result.agent_path}", "zoo:president", "heuristic", "heuristic"],
