@@ -107,8 +107,9 @@ SPECS: dict[str, Setting] = {
 # Per-preset differences from the defaults.
 # Rows marked "zoo" are what made that preset's newest zoo agent (docs/zoo.md): few choices (single_round,
 # and asshole and compulsory in their first generation) learn more against a heuristic-heavy pool than
-# against themselves; daifugo_runs' file fits the zoo's 1 MB with a smaller network. "zoo 2": a second generation (issue 28)
-# whose warm start imitates the search agent's self-play (SEARCH_TEACHER) instead of the heuristic's.
+# against themselves; daifugo_runs' file fits the zoo's 1 MB with a smaller network. "zoo 2": a second
+# generation (issue 28) whose warm start imitates the search agent's self-play (SEARCH_TEACHER) instead of
+# the heuristic's.
 SEARCH_TEACHER = {"imitation_teacher": "search:worlds=32,actions=8", "imitation_decisions": 2_000_000}
 THIN = {"learner_seats": 2, "pool": {"heuristic": 0.85, "greedy": 0.05, "snapshot": 0.1}}
 THIN_SEARCH = {**THIN, **SEARCH_TEACHER, "imitation_share": 0.9}    # most of the time to the search's games
