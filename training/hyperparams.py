@@ -109,7 +109,7 @@ SPECS: dict[str, Setting] = {
 # and asshole and compulsory in their first generation) learn more against a heuristic-heavy pool than
 # against themselves; daifugo_runs' file fits the zoo's 1 MB with a smaller network. "zoo 2": a second
 # generation (issue 28) whose warm start imitates the search agent's self-play (SEARCH_TEACHER) instead of
-# the heuristic's.
+# the heuristic's; "zoo 3": a third, the same with imitation_share 0.9.
 SEARCH_TEACHER = {"imitation_teacher": "search:worlds=32,actions=8", "imitation_decisions": 2_000_000}
 THIN = {"learner_seats": 2, "pool": {"heuristic": 0.85, "greedy": 0.05, "snapshot": 0.1}}
 THIN_SEARCH = {**THIN, **SEARCH_TEACHER, "imitation_share": 0.9}    # most of the time to the search's games
@@ -118,8 +118,8 @@ PER_PRESET: dict[str, dict[str, Any]] = {
     "huberes": {"n_envs": 192},
     "single_round": THIN,                                                                               # zoo
     "asshole": THIN_SEARCH,                                                                             # zoo 2
-    "compulsory": {"learner_seats": 1, "pool": {"heuristic": 1.0}, "learning_rate": 3e-4,                # zoo 2
-                   "ent_coef": 0.003, **SEARCH_TEACHER},
+    "compulsory": {"learner_seats": 1, "pool": {"heuristic": 1.0}, "learning_rate": 3e-4,                # zoo 3
+                   "ent_coef": 0.003, **SEARCH_TEACHER, "imitation_share": 0.9},
     "daifugo_runs": {"net_arch": (128, 128)},                                                           # zoo
     "butthead": THIN_SEARCH,                                                                            # zoo 2
     "bombs": THIN_SEARCH,                                                                               # zoo 2
