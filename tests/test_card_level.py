@@ -865,10 +865,10 @@ def _card_level_rule_sets() -> list:
     return [preset(n) for n in ("suit_ranking", "follow_suit", "reversing_colour", "daifugo_runs")] + drawn
 
 
-def test_the_set_table_is_ordered_as_the_compiled_mask_reads_it() -> None:
-    # kernel/cards.py card_mask stops reading a rank's sets at the first one bigger than the cards the player
-    # holds of it (with its wild cards): a rank's sets must come smallest first, and a set of size n with w
-    # wild cards must name n - w natural cards of its rank (all-wild sets: the WILD play rank)
+def test_the_set_and_run_tables_are_indexed_as_the_compiled_mask_reads_them() -> None:
+    # kernel/cards.py card_mask reads only the sets whose natural cards' suits are among the suits the player
+    # holds of their rank, with no more wild cards than it holds (setkey/setlist), and run_mask skips the rest
+    # of a suit's runs from the first longer than the suit's cards plus wild cards (runs by suit, then length)
     from president_env.core.kernel import fields as F
     from president_env.core.kernel.consts import consts
 
@@ -882,12 +882,25 @@ def test_the_set_table_is_ordered_as_the_compiled_mask_reads_it() -> None:
             off, rows, cols = c.opt[F.O_TABLES + 3 * i:F.O_TABLES + 3 * i + 3]
             return c.tab[off:off + rows * cols].reshape(rows, cols)
 
-        sets, play_t = table("sets"), table("play")
-        for p in range(int(c.opt[F.O_R])):
-            j0, n = play_t[F.PL_SET_START, p], play_t[F.PL_SET_LEN, p]
-            sizes = sets[F.SF_N, j0:j0 + n]
-            assert (np.diff(sizes) >= 0).all(), (rules.name, p, sizes)
-            for j in range(j0, j0 + n):
+        sets, play_t, setkey, setlist = table("sets"), table("play"), table("setkey"), table("setlist")[0]
+        Js, W1 = int(c.opt[F.O_JS]), int(c.opt[F.O_W]) + 1
+        assert sorted(setlist) == list(range(1, Js + 1)), rules.name          # every set once
+        for key in range(setkey.shape[1]):
+            p, m, w = key // (16 * W1), key // W1 % 16, key % W1
+            start, n = setkey[F.SK_START, key], setkey[F.SK_LEN, key]
+            for j in setlist[start:start + n]:
+                suits = 0 if sets[F.SF_SUITLESS, j] else sum(1 << s for s in range(4) if sets[F.SF_NEED0 + s, j])
+                assert (sets[F.SF_P, j], suits, sets[F.SF_W, j]) == (p, m, w), (rules.name, j, key)
                 natural = sets[F.SF_NEED0, j] if sets[F.SF_SUITLESS, j] else sets[F.SF_NEED0:F.SF_NEED0 + 4, j].sum()
                 wild_rank = play_t[F.PL_KIND, p] < 0
                 assert natural == (0 if wild_rank else sets[F.SF_N, j] - sets[F.SF_W, j]), (rules.name, j)
+        runs = table("runs")
+        Jr = runs.shape[1]
+        for i in range(Jr):
+            later = range(i + 1, Jr)
+            next_suit = next((x for x in later if runs[F.R_SUIT, x] != runs[F.R_SUIT, i]), Jr)
+            next_len = next((x for x in later if (runs[F.R_SUIT, x], runs[F.R_LEN, x])
+                             != (runs[F.R_SUIT, i], runs[F.R_LEN, i])), Jr)
+            assert (runs[F.R_NEXT_SUIT, i], runs[F.R_NEXT_LEN, i]) == (next_suit, next_len), (rules.name, i)
+            assert all(runs[F.R_SUIT, x] != runs[F.R_SUIT, i] or runs[F.R_LEN, x] >= runs[F.R_LEN, i]
+                       for x in later), (rules.name, i)

@@ -31,6 +31,7 @@ from .fields import (
     O_A,
     O_COMPULSORY,
     O_DECKS,
+    O_HAS_HIGH,
     O_HAS_WILD,
     O_JR,
     O_JS,
@@ -43,6 +44,7 @@ from .fields import (
     O_SIZE_RULE,
     O_SUIT_RULE,
     O_TRANSPARENT,
+    O_W,
     O_WILD_TIE,
     PL_KIND,
     PL_SET_LEN,
@@ -51,6 +53,8 @@ from .fields import (
     R_LEN,
     R_LOPOS,
     R_LOW,
+    R_NEXT_LEN,
+    R_NEXT_SUIT,
     R_STR0,
     R_SUIT,
     REVOLUTION,
@@ -70,6 +74,8 @@ from .fields import (
     SF_WS0,
     SIZE_AT_LEAST,
     SIZE_BIGGER,
+    SK_LEN,
+    SK_START,
     SUIT_COLOUR,
     SUIT_FOLLOW,
     SUIT_RANK,
@@ -185,9 +191,10 @@ def card_mask(G, T, W):  # noqa: C901 - one block per suit rule
     anything = False
     for a in range(A):
         legal[a] = 0
+    setkey, setlist = T[17], T[18]
+    W1 = opt[O_W] + 1
     for p in range(R):
-        n_sets = play[PL_SET_LEN, p]
-        if n_sets == 0:
+        if play[PL_SET_LEN, p] == 0:
             continue
         live = lo[p] <= hi[p]
         if extras:
@@ -196,54 +203,64 @@ def card_mask(G, T, W):  # noqa: C901 - one block per suit rule
                     live = True
         if not live and not (on_set and p == top):
             continue
-        # a set of a natural rank names n - w natural cards of it and w wild cards, and a rank's sets come
-        # smallest first (consts.py; tested): the sets bigger than the cards it holds are skipped unread
+        # the sets the player holds the cards of: their natural cards' suits among the suits held of the rank
+        # (every subset, by the setkey table) and their wild cards no more than those held; holds() then counts
         k = play[PL_KIND, p]
-        most = wild + (per_kind[k] if k >= 0 else 0)
-        j0 = play[PL_SET_START, p]
-        for j in range(j0, j0 + n_sets):
-            n = sets[SF_N, j]
-            if n > most:
+        suits_held = 0
+        if k >= 0:
+            for s in range(4):
+                if suited[k, s] > 0:
+                    suits_held |= 1 << s
+        w_most = min(wild, W1 - 1)
+        m = suits_held
+        while True:
+            key0 = (p * 16 + m) * W1
+            for key in range(key0, key0 + w_most + 1):
+                for i in range(setkey[SK_START, key], setkey[SK_START, key] + setkey[SK_LEN, key]):
+                    j = setlist[0, i]
+                    n = sets[SF_N, j]
+                    bnd = lo[p] <= n and n <= hi[p] and not (fs >= 0 and n > 1)
+                    ext = extras and extra[p, n - 1] != 0
+                    if fs >= 0 and n == 1:              # follow: singles of the top's suit, or with no suit
+                        ok = (bnd and (sets[SF_FSUIT, j] == fs or sets[SF_FSUIT, j] < 0)) or ext
+                    elif suit_rule == SUIT_COLOUR and on_set and p == top and (not bigger or n <= ts):
+                        # colour (fine point 3): a play of the top's rank must reverse its colours, at its size
+                        rev_ok = (sets[SF_COLOUR, j] != 0 and sets[SF_RED, j] == top_black
+                                  and sets[SF_BLACK, j] == top_red and (n >= ts if at_least else n == ts))
+                        ok = rev_ok or ext
+                    elif rank_cmp and sets[SF_RID, j] == top_rid and p != opt[O_TRANSPARENT] and p != wild_p:
+                        cmp = 0
+                        if suit_rule == SUIT_RANK:      # the strongest suit card decides (fine point 1)
+                            weakest = sets[SF_LO, j]
+                            key_s = (3 - weakest if weakest < 4 else -1) if rev else sets[SF_HI, j]
+                            if key_s >= 0 and top_key >= 0:
+                                cmp = 1 if key_s > top_key else (-1 if key_s < top_key else 0)
+                        if cmp == 0 and opt[O_WILD_TIE] != TIE_EQUAL and has_wild:
+                            mine = sets[SF_W, j] > 0
+                            if mine != top_wild:
+                                if opt[O_WILD_TIE] == TIE_NATURAL:
+                                    win = (not mine) and top_wild
+                                else:
+                                    win = mine and not top_wild
+                                cmp = 1 if win else -1
+                        ok = cmp > 0 or (cmp == 0 and bnd) or ext
+                    else:
+                        ok = bnd or ext
+                    if ok and first and not sets[SF_LOW, j]:
+                        ok = False
+                    if ok and holds(T, j, suited, per_kind, slots, wild, named):
+                        legal[j] = 1
+                        anything = True
+            if m == 0:
                 break
-            bnd = lo[p] <= n and n <= hi[p] and not (fs >= 0 and n > 1)
-            ext = extras and extra[p, n - 1] != 0
-            if fs >= 0 and n == 1:              # follow: singles of the top's suit, or with no suit
-                ok = (bnd and (sets[SF_FSUIT, j] == fs or sets[SF_FSUIT, j] < 0)) or ext
-            elif suit_rule == SUIT_COLOUR and on_set and p == top and (not bigger or n <= ts):
-                # colour (fine point 3): a play of the top's rank must reverse its colours, at its size
-                rev_ok = (sets[SF_COLOUR, j] != 0 and sets[SF_RED, j] == top_black
-                          and sets[SF_BLACK, j] == top_red and (n >= ts if at_least else n == ts))
-                ok = rev_ok or ext
-            elif rank_cmp and sets[SF_RID, j] == top_rid and p != opt[O_TRANSPARENT] and p != wild_p:
-                cmp = 0
-                if suit_rule == SUIT_RANK:      # the strongest suit card decides (fine point 1)
-                    weakest = sets[SF_LO, j]
-                    key = (3 - weakest if weakest < 4 else -1) if rev else sets[SF_HI, j]
-                    if key >= 0 and top_key >= 0:
-                        cmp = 1 if key > top_key else (-1 if key < top_key else 0)
-                if cmp == 0 and opt[O_WILD_TIE] != TIE_EQUAL and has_wild:
-                    mine = sets[SF_W, j] > 0
-                    if mine != top_wild:
-                        if opt[O_WILD_TIE] == TIE_NATURAL:
-                            win = (not mine) and top_wild
-                        else:
-                            win = mine and not top_wild
-                        cmp = 1 if win else -1
-                ok = cmp > 0 or (cmp == 0 and bnd) or ext
-            else:
-                ok = bnd or ext
-            if ok and first and not sets[SF_LOW, j]:
-                ok = False
-            if ok and holds(T, j, suited, per_kind, slots, wild, named):
-                legal[j] = 1
-                anything = True
+            m = (m - 1) & suits_held
     if opt[O_RUNS] and (lead or s8[TOP_RUN] > 0):
-        anything = run_mask(G, T, W, wild, lead, first) or anything
+        anything = run_mask(G, T, W, suited, wild, lead, first) or anything
     legal[0] = 1 if (not lead and not (opt[O_COMPULSORY] and anything)) else 0
 
 
 @inlined
-def run_mask(G, T, W, wild, lead, first):
+def run_mask(G, T, W, suited, wild, lead, first):
     """Runs the player can make (a natural card at least, wild cards for the rest) that lead, or beat the
     run on top: the same length and a higher compared card in the current order. Returns whether any."""
     s8, hands, legal = G[0], G[5], G[6]
@@ -252,11 +269,17 @@ def run_mask(G, T, W, wild, lead, first):
     C = card.shape[1]
     cur = s8[CURRENT]
     pres = W[10]                                     # natural non-wild cards held by (suit, rank position)
-    for i in range(4 * NNAT + 1):
-        pres[i] = 0
-    for c in range(C):
-        if hands[cur, c] and card[C_NATPOS, c] >= 0:
-            pres[card[C_NATPOS, c]] = 1
+    if opt[O_HAS_HIGH]:                              # (high cards are natural, but not in held's suited)
+        for i in range(4 * NNAT + 1):
+            pres[i] = 0
+        for c in range(C):
+            if hands[cur, c] and card[C_NATPOS, c] >= 0:
+                pres[card[C_NATPOS, c]] = 1
+    else:
+        for s in range(4):
+            for k in range(NNAT):
+                pres[s * NNAT + k] = 1 if suited[k, s] > 0 else 0
+        pres[4 * NNAT] = 0
     held_before = 0                                  # pres[i] := natural cards held at positions before i
     for i in range(4 * NNAT + 1):
         here = pres[i]
@@ -267,18 +290,27 @@ def run_mask(G, T, W, wild, lead, first):
     top_str = play[PL_STR0 + rev, max(s8[TOP_RANK], 0)]
     has_wild = opt[O_HAS_WILD] != 0
     anything = False
-    for i in range(Jr):
+    i = 0
+    while i < Jr:                                    # by suit, then length, shortest first (consts.py)
         L = runs[R_LEN, i]
-        base = runs[R_SUIT, i] * NNAT + runs[R_LOPOS, i]
+        s = runs[R_SUIT, i]
+        if L > pres[(s + 1) * NNAT] - pres[s * NNAT] + wild:     # longer than the suit's cards and wild cards
+            i = runs[R_NEXT_SUIT, i]
+            continue
+        if not lead and L != top_run:                # beat a run with one of its length
+            i = runs[R_NEXT_SUIT, i] if L > top_run else runs[R_NEXT_LEN, i]
+            continue
+        base = s * NNAT + runs[R_LOPOS, i]
         nat = pres[base + L] - pres[base]           # a run never crosses from one suit to the next
         ok = nat > 0 and ((nat >= L - wild) if has_wild else nat == L)
         if ok and not lead:
-            ok = L == top_run and runs[R_STR0 + rev, i] > top_str
+            ok = runs[R_STR0 + rev, i] > top_str
         if ok and first and not runs[R_LOW, i]:
             ok = False
         if ok:
             legal[Js + 1 + i] = 1
             anything = True
+        i += 1
     return anything
 
 

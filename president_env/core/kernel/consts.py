@@ -168,7 +168,7 @@ def _consts(rules: Rules) -> Consts:  # noqa: C901 - one table after another
     A_rank = 1 + R * S
     sets = np.zeros((F.N_SET_FIELDS, A if at.card_level else 0), dtype=np.int32)
     rid = np.zeros((2, A_rank if at.card_level else 0), dtype=np.int32)
-    runs = np.zeros((8, 0), dtype=np.int32)
+    runs = np.zeros((10, 0), dtype=np.int32)
     Js = Jr = W = 0
     if at.card_level:
         Js = int(np.sum(at.run[1:] == 0))
@@ -211,7 +211,7 @@ def _consts(rules: Rules) -> Consts:  # noqa: C901 - one table after another
             idx = np.flatnonzero(at.rank_id[1:Js + 1] == r) + 1
             if idx.size:
                 rid[F.RID_START, r], rid[F.RID_LEN, r] = idx[0], idx.size
-        runs = np.zeros((8, Jr), dtype=np.int32)
+        runs = np.zeros((10, Jr), dtype=np.int32)
         for i, j in enumerate(range(Js + 1, A)):
             lo_p = int(at.rank[j])
             L = int(at.run[j])
@@ -223,7 +223,24 @@ def _consts(rules: Rules) -> Consts:  # noqa: C901 - one table after another
             runs[F.R_STR0, i] = t.strength[0][lo_p + L - 1]
             runs[F.R_STR1, i] = t.strength[1][lo_p]
             runs[F.R_LOW, i] = lowest_name in at.cards[j]
+        order = list(zip(runs[F.R_SUIT], runs[F.R_LEN], strict=True))
+        if order != sorted(order):
+            raise AssertionError("runs must come by suit, then length (cards.run_mask skips by them)")
+        for i in range(Jr - 1, -1, -1):
+            same_suit = i + 1 < Jr and runs[F.R_SUIT, i + 1] == runs[F.R_SUIT, i]
+            runs[F.R_NEXT_SUIT, i] = runs[F.R_NEXT_SUIT, i + 1] if same_suit else i + 1
+            same_len = same_suit and runs[F.R_LEN, i + 1] == runs[F.R_LEN, i]
+            runs[F.R_NEXT_LEN, i] = runs[F.R_NEXT_LEN, i + 1] if same_len else i + 1
+    # the sets by what they take from a hand (a rank, its natural cards' suits, a number of wild cards), so a
+    # hand's legal sets are found from the cards it holds (cards.card_mask) without reading every set
+    nat_mask = sum((sets[F.SF_NEED0 + s] > 0).astype(np.int64) << s for s in range(4)) * (sets[F.SF_SUITLESS] == 0)
+    keys = (sets[F.SF_P].astype(np.int64) * 16 + nat_mask) * (W + 1) + sets[F.SF_W]
+    setlist = np.arange(1, Js + 1, dtype=np.int32)
+    setlist = setlist[np.argsort(keys[1:Js + 1], kind="stable")]
+    counts = np.bincount(keys[1:Js + 1], minlength=R * 16 * (W + 1)) if Js else np.zeros(0, np.int64)
+    setkey = np.stack([np.cumsum(counts) - counts, counts]) if Js else np.zeros((2, 0), np.int64)
     tabs["sets"], tabs["rid"], tabs["runs"] = sets, rid, runs
+    tabs["setkey"], tabs["setlist"] = setkey, setlist.reshape(1, -1)
 
     # ------------------------------------------------------------------ poker
     claims = np.zeros((13, 0), dtype=np.int32)

@@ -43,7 +43,7 @@ EXCHANGE, PLAY, OVER = 0, 1, 2
  O_TABLES) = range(71)
 # After O_TABLES: three numbers per table (offset into ``tab``, rows, columns), in the order of TABLES.
 TABLES = ("act", "card", "play", "kind", "ks", "power", "sched", "give", "points", "sets", "rid", "runs",
-          "claims", "picks", "natkind", "obs")
+          "claims", "picks", "natkind", "obs", "setkey", "setlist")
 N_OPT = O_TABLES + 3 * len(TABLES)
 
 # Option values
@@ -75,10 +75,14 @@ EX_DECIDER, EX_PARTNER, EX_KIND = range(3)
 (SF_P, SF_N, SF_W, SF_HI, SF_LO, SF_RED, SF_BLACK, SF_COLOUR, SF_FSUIT, SF_LOW, SF_RID, SF_SUITLESS,
  SF_NEED0, SF_NEED1, SF_NEED2, SF_NEED3, SF_WS0, SF_WS1, SF_WS2, SF_WS3, SF_WS4) = range(21)
 N_SET_FIELDS = 21
+# setkey (2, R * 16 * (W + 1)): where the sets of (play rank p, natural suits m as four bits, w wild cards)
+# lie in setlist, at [SK_START | SK_LEN, (p * 16 + m) * (W + 1) + w]; setlist (1, Js): set ids by key
+SK_START, SK_LEN = range(2)
 # rid (2, A_RANK): first set id and count of each rank-level id (card-level)
 RID_START, RID_LEN = range(2)
-# runs (rows, Jr): run i is action id Js + 1 + i
-R_SUIT, R_LEN, R_LOPOS, R_CMP0, R_CMP1, R_STR0, R_STR1, R_LOW = range(8)
+# runs (rows, Jr): run i is action id Js + 1 + i; runs come by suit, then length (shortest first): R_NEXT_SUIT is
+# the first run of the next suit, R_NEXT_LEN the first of the next length or suit (Jr where none)
+R_SUIT, R_LEN, R_LOPOS, R_CMP0, R_CMP1, R_STR0, R_STR1, R_LOW, R_NEXT_SUIT, R_NEXT_LEN = range(10)
 # claims (rows, X + 1): poker claims by claim id
 CL_N, CL_KIND, CL_KEY, CL_KEY2, CL_W0, CL_W1, CL_W2, CL_W3, CL_W4, CL_STR0, CL_STR1, CL_BOMB, CL_FIRST = range(13)
 # picks (rows, U): poker card names

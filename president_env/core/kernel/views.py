@@ -200,7 +200,8 @@ def rules_views(opt, tab):
     return (opt, _table(opt, tab, 0), _table(opt, tab, 1), _table(opt, tab, 2), _table(opt, tab, 3),
             _table(opt, tab, 4), _table(opt, tab, 5), _table(opt, tab, 6), _table(opt, tab, 7),
             _table(opt, tab, 8), _table(opt, tab, 9), _table(opt, tab, 10), _table(opt, tab, 11),
-            _table(opt, tab, 12), _table(opt, tab, 13), _table(opt, tab, 14), _table(opt, tab, 15))
+            _table(opt, tab, 12), _table(opt, tab, 13), _table(opt, tab, 14), _table(opt, tab, 15),
+            _table(opt, tab, 16), _table(opt, tab, 17))
 
 
 @njit
