@@ -113,13 +113,15 @@ SPECS: dict[str, Setting] = {
 SEARCH_TEACHER = {"imitation_teacher": "search:worlds=32,actions=8", "imitation_decisions": 2_000_000}
 THIN = {"learner_seats": 2, "pool": {"heuristic": 0.85, "greedy": 0.05, "snapshot": 0.1}}
 THIN_SEARCH = {**THIN, **SEARCH_TEACHER, "imitation_share": 0.9}    # most of the time to the search's games
+SOLO_SEARCH = {"learner_seats": 1, "pool": {"heuristic": 1.0}, "learning_rate": 3e-4, "ent_coef": 0.003,
+               **SEARCH_TEACHER, "imitation_share": 0.9}              # the learner alone among heuristics
 PER_PRESET: dict[str, dict[str, Any]] = {
     "double_deck": {"n_envs": 128, "batch_size": 2048},
     "huberes": {"n_envs": 192},
     "single_round": THIN,                                                                               # zoo
     "asshole": THIN_SEARCH,                                                                             # zoo 2
-    "compulsory": {"learner_seats": 1, "pool": {"heuristic": 1.0}, "learning_rate": 3e-4,                # zoo 3
-                   "ent_coef": 0.003, **SEARCH_TEACHER, "imitation_share": 0.9},
+    "compulsory": SOLO_SEARCH,                                                                          # zoo 3
+    "pagat_basic": SOLO_SEARCH,                                                                         # zoo 2
     "daifugo_runs": {"net_arch": (128, 128)},                                                           # zoo
     "butthead": THIN_SEARCH,                                                                            # zoo 2
     "bombs": THIN_SEARCH,                                                                               # zoo 2
