@@ -154,3 +154,24 @@ def test_an_rllib_checkpoint_is_not_unpickled_without_trust_pickle(tmp_path, cap
     with pytest.raises(ValueError, match="trust_pickle"):
         train_rllib(RllibTrainArgs(out=str(tmp_path / "o"), resume=str(folder)))
     assert not marker.exists()
+
+
+def test_a_warm_start_that_imitated_nothing_is_said_even_without_progress(tmp_path, monkeypatch, capsys):
+    # a slow teacher can finish no hand before the warm start's deadline (daifugo_runs' card-level search
+    # did, 2026-12-03): the run goes on from a fresh network, and says so on stderr and in imitation.json
+    from training import imitation
+    from training import train as train_module
+
+    real = imitation.collect
+
+    def nothing(*args, **kwargs):
+        demos = real(*args, **kwargs)
+        return type(demos)(demos.obs[:0], demos.masks[:0], demos.actions[:0], demos.returns[:0], True)
+
+    monkeypatch.setattr(train_module, "collect", nothing)
+    out = tmp_path / "run"
+    code, err = run_cli(_train_argv(out, timesteps=512), capsys)
+    assert code == 0, err
+    info = json.loads((out / "imitation.json").read_text())
+    assert info["decisions"] == 0 and "imitated nothing" in info["warning"]
+    assert "warning: the warm start imitated nothing" in err and "heuristic" in err

@@ -296,6 +296,11 @@ def _warm_start(model: MaskablePPO, rules: Rules, s: TrainSettings, args: TrainA
                      deadline=plan.warm_end if plan else None, progress=args.progress)
     info = stats | {"decisions": len(demos.actions), "collect_timed_out": demos.timed_out,
                     "seconds": round(time.time() - started, 1)}
+    if not len(demos.actions):     # said even without progress: the run goes on from a fresh network
+        info["warning"] = (f"the warm start imitated nothing: {s.imitation_teacher}'s self-play finished no hand in "
+                           f"the warm start's time ({info['seconds']:g} s from the start); PPO starts from a fresh "
+                           "network. Give more --minutes, a larger imitation_share, or a faster teacher")
+        print(f"president train: warning: {info['warning']}", file=sys.stderr)
     (out / "imitation.json").write_text(json.dumps(info))
     cut = " (cut by the time budget)" if demos.timed_out or stats["timed_out"] else ""
     _say(args, f"warm start: {len(demos.actions):,} {s.imitation_teacher} decisions, {stats['epochs']:g} epoch(s), "
