@@ -2,8 +2,8 @@
 
 :func:`reference_poker_mask` tries every subset of the hand (brute force, no counting) for every claim, so
 it is slow (seconds on a 13-card lead) but says exactly what docs/rules.md choice 45 says. Tests call it on
-hand-built situations and on positions of random games; :class:`~president_env.core.scalar.ScalarGame` uses
-a faster enumeration of the same subsets (its ``_poker_legal``), and the batched engine counts.
+hand-built situations and on positions of random games, against the compiled engine's mask
+(``kernel/poker.py``, which counts the hand's cards instead of trying subsets).
 """
 
 from __future__ import annotations
