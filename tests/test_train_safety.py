@@ -99,6 +99,7 @@ def test_train_all_refuses_a_presets_folder_that_holds_a_run_before_training_any
     (["--set", "no_such=1"], "unknown training setting"),
     (["--set", "imitation_share=2"], "setting imitation_share=2: expected a finite number 0..1"),
     (["--set", "imitation_batch=0"], "setting imitation_batch=0: expected an integer 1..1e+06"),
+    (["--set", "imitation_games=0"], "setting imitation_games=0: expected an integer 1..100000"),
     (["--resume", "nowhere/model.zip"], "--resume nowhere/model.zip: no such file"),
     (["--backend", "rllib", "--set", "hidden=[0]"], "setting hidden=[0]"),
 ])
@@ -175,3 +176,27 @@ def test_a_warm_start_that_imitated_nothing_is_said_even_without_progress(tmp_pa
     info = json.loads((out / "imitation.json").read_text())
     assert info["decisions"] == 0 and "imitated nothing" in info["warning"]
     assert "warning: the warm start imitated nothing" in err and "heuristic" in err
+
+
+def test_the_teacher_plays_imitation_games_games_at_once(tmp_path, monkeypatch, capsys):
+    # a slow teacher's decisions count only when their hand ends: 512 games in lockstep finished no hand of
+    # daifugo_runs' card-level search in 11 minutes; imitation_games sets how many it plays at once
+    from president_env import core
+    from training import imitation
+    from training import train as train_module
+
+    batches: list[int] = []
+    real_init = core.init
+
+    def counting_init(rules, batch, *args, **kwargs):
+        batches.append(batch)
+        return real_init(rules, batch, *args, **kwargs)
+
+    monkeypatch.setattr(imitation, "init", counting_init)
+    monkeypatch.setattr(train_module, "collect", imitation.collect)
+    out = tmp_path / "run"
+    code, err = run_cli(_train_argv(out, "--set", "imitation_games=3", timesteps=512), capsys)
+    assert code == 0, err
+    info = json.loads((out / "imitation.json").read_text())
+    assert batches and set(batches) == {3}         # every batch of the teacher's games, three at a time
+    assert info["decisions"] >= 500                 # and they still make the decisions asked for

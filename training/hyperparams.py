@@ -47,6 +47,7 @@ class TrainSettings:
     imitation_teacher: str = "heuristic"
     imitation_batch: int = 512        # minibatch of the fit: in a short budget more, smaller steps imitate better
     imitation_share: float = 0.5      # with --minutes: the warm start's share of the time before the final evaluation
+    imitation_games: int = 512        # games the teacher plays at once: a slow teacher needs few, so hands end in time
     snapshot_every: int = 500_000     # learner steps between snapshots added to the pool
     max_snapshots: int = 5
     eval_every: int = 1_000_000       # learner steps between evaluations against the baselines
@@ -91,6 +92,7 @@ SPECS: dict[str, Setting] = {
     "imitation_teacher": Setting("str"),
     "imitation_batch": Setting("int", 1, 1_000_000),
     "imitation_share": Setting("float", 0.0, 1.0),
+    "imitation_games": Setting("int", 1, 100_000),
     "snapshot_every": Setting("int", 1, BIG),
     "max_snapshots": Setting("int", 1, 1000),
     "eval_every": Setting("int", 1, BIG),

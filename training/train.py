@@ -291,7 +291,7 @@ def _warm_start(model: MaskablePPO, rules: Rules, s: TrainSettings, args: TrainA
                 plan: Plan | None) -> None:
     """Fit the new policy to the teacher's self-play (both parts stop at the plan's deadlines)."""
     demos = collect(rules, s.imitation_teacher, s.imitation_decisions, s.gamma, seed=args.seed,
-                    deadline=plan.collect_end if plan else None, progress=args.progress)
+                    batch_size=s.imitation_games, deadline=plan.collect_end if plan else None, progress=args.progress)
     stats = pretrain(model.policy, demos, s.imitation_epochs, batch_size=s.imitation_batch, seed=args.seed,
                      deadline=plan.warm_end if plan else None, progress=args.progress)
     info = stats | {"decisions": len(demos.actions), "collect_timed_out": demos.timed_out,
@@ -299,7 +299,8 @@ def _warm_start(model: MaskablePPO, rules: Rules, s: TrainSettings, args: TrainA
     if not len(demos.actions):     # said even without progress: the run goes on from a fresh network
         info["warning"] = (f"the warm start imitated nothing: {s.imitation_teacher}'s self-play finished no hand in "
                            f"the warm start's time ({info['seconds']:g} s from the start); PPO starts from a fresh "
-                           "network. Give more --minutes, a larger imitation_share, or a faster teacher")
+                           "network. Give more --minutes, a larger imitation_share, a smaller imitation_games or a "
+                           "faster teacher")
         print(f"president train: warning: {info['warning']}", file=sys.stderr)
     (out / "imitation.json").write_text(json.dumps(info))
     cut = " (cut by the time budget)" if demos.timed_out or stats["timed_out"] else ""
