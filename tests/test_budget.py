@@ -38,6 +38,33 @@ def test_the_plan_reserves_the_final_evaluation_then_shares_the_rest():
     assert f"PPO until {ppo // 60}:{ppo % 60:02d}" in plan.describe() and "300 vs heuristic" in plan.describe()
 
 
+def test_the_teachers_share_of_the_warm_start_is_a_setting():
+    # a slow teacher (daifugo_runs' card-level search) needs most of the warm start for its games: the fit of
+    # its decisions takes seconds
+    plan = make_plan(0.0, 10, 0.0, None, {}, warm_share=0.5, collect_share=0.9)
+    assert plan.warm_end == 300.0 and plan.collect_end == pytest.approx(270.0)
+    assert make_plan(0.0, 10, 0.0, None, {}, warm_share=0.5).collect_end == pytest.approx(COLLECT_SHARE * 300.0)
+    with pytest.raises(ValueError, match="imitation_collect_share must be 0..1, got 1.5"):
+        make_plan(0.0, 10, 0.0, None, {}, warm_share=0.5, collect_share=1.5)
+
+
+def test_train_plans_with_the_settings_collect_share(tmp_path, monkeypatch):
+    from training import train as train_module
+
+    seen = []
+
+    def stop(*args, **kwargs):
+        seen.append(args)
+        raise KeyboardInterrupt                  # ends the run before any training (it saves a checkpoint)
+
+    monkeypatch.setattr(train_module, "make_plan", stop)
+    args = train_module.TrainArgs(out=str(tmp_path / "run"), minutes=5, final_deals=0, progress=False,
+                                  settings={"imitation_collect_share": 0.85, "n_envs": 4, "net_arch": [8]})
+    with pytest.raises(train_module.TrainingInterrupted):
+        train_module.train(args)
+    assert seen and seen[0][-1] == 0.85
+
+
 def test_deals_that_would_take_over_half_the_budget_are_cut():
     cost = EvalCost(deals=32, seconds=4.0)
     plan = make_plan(0.0, 1, 0.0, cost, {"heuristic": 5000, "greedy": 5000}, warm_share=0.5)

@@ -5,8 +5,8 @@ evaluation against the baselines; ``--minutes`` bounds all of it. The final eval
 time is reserved first: a short timed match against the first baseline, grown to the deals
 asked (:class:`EvalCost`, which errs long), and the deals that would take more than half the
 budget are cut. Of the time left, the warm start gets ``warm_share``: its
-self-play at most ``COLLECT_SHARE`` of that, its fit until the warm start's end (both stop
-on time); PPO runs until the reserve, and the final evaluation plays last.
+self-play at most ``collect_share`` of that (``COLLECT_SHARE`` unless the settings say), its fit
+until the warm start's end (both stop on time); PPO runs until the reserve, and the final evaluation plays last.
 
 Without ``--minutes`` there is no plan: every phase runs to its size (``--timesteps``, the
 settings' ``imitation_decisions`` and ``imitation_epochs``, ``--final-deals``).
@@ -94,12 +94,14 @@ class Plan:
 
 
 def make_plan(started: float, minutes: float, now: float, cost: EvalCost | None, deals: Mapping[str, int],
-              warm_share: float) -> Plan:
+              warm_share: float, collect_share: float = COLLECT_SHARE) -> Plan:
     """The plan of a run started at ``started`` with ``minutes``, made at ``now`` (after timing the evaluation)."""
     if minutes <= 0:
         raise ValueError(f"--minutes must be positive, got {minutes:g}")
     if not 0 <= warm_share <= 1:
         raise ValueError(f"imitation_share must be 0..1, got {warm_share:g}")
+    if not 0 <= collect_share <= 1:
+        raise ValueError(f"imitation_collect_share must be 0..1, got {collect_share:g}")
     end = started + 60 * minutes
     left = max(0.0, end - now)
     final = {b: n for b, n in deals.items() if n > 0}
@@ -110,6 +112,6 @@ def make_plan(started: float, minutes: float, now: float, cost: EvalCost | None,
         seconds = sum(cost.estimate(n) for n in final.values())
     train_left = max(0.0, left - seconds)
     warm = warm_share * train_left
-    return Plan(started=started, end=end, collect_end=now + COLLECT_SHARE * warm, warm_end=now + warm,
+    return Plan(started=started, end=end, collect_end=now + collect_share * warm, warm_end=now + warm,
                 ppo_end=now + train_left, final_deals=final, asked_deals={b: n for b, n in deals.items() if n > 0},
                 final_seconds=seconds)

@@ -385,7 +385,8 @@ def train_exit(args: ExitArgs, started: float | None = None) -> ExitResult:
         learner = NetworkAgent(rules, policy, "learner")
         cost = measure_eval_cost(rules, learner, BASELINES[0], max(deals.values()), seed=args.seed + 3,
                                  progress=args.progress) if deals else None
-        plan = make_plan(started, args.minutes, time.time(), cost, deals, s.imitation_share if warm else 0.0)
+        plan = make_plan(started, args.minutes, time.time(), cost, deals, s.imitation_share if warm else 0.0,
+                         s.imitation_collect_share)
         _say(args, f"budget {args.minutes:g} min: iterations until {(plan.ppo_end - started) / 60:.1f} min, then "
                    f"the final evaluation ({' + '.join(f'{n} vs {b}' for b, n in plan.final_deals.items()) or 'none'})")
         return plan

@@ -47,6 +47,7 @@ class TrainSettings:
     imitation_teacher: str = "heuristic"
     imitation_batch: int = 512        # minibatch of the fit: in a short budget more, smaller steps imitate better
     imitation_share: float = 0.5      # with --minutes: the warm start's share of the time before the final evaluation
+    imitation_collect_share: float = 0.3  # of the warm start's time: the teacher's games at most (the fit the rest)
     imitation_games: int = 512        # games the teacher plays at once: a slow teacher needs few, so hands end in time
     snapshot_every: int = 500_000     # learner steps between snapshots added to the pool
     max_snapshots: int = 5
@@ -92,6 +93,7 @@ SPECS: dict[str, Setting] = {
     "imitation_teacher": Setting("str"),
     "imitation_batch": Setting("int", 1, 1_000_000),
     "imitation_share": Setting("float", 0.0, 1.0),
+    "imitation_collect_share": Setting("float", 0.0, 1.0),
     "imitation_games": Setting("int", 1, 100_000),
     "snapshot_every": Setting("int", 1, BIG),
     "max_snapshots": Setting("int", 1, 1000),

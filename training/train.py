@@ -269,7 +269,7 @@ def _plan(rules: Rules, s: TrainSettings, args: TrainArgs, model: MaskablePPO,
     learner = PolicyAgent(rules, model.policy, "learner", deterministic=True, frozen=False)
     cost = measure_eval_cost(rules, learner, BASELINES[0], most, seed=args.seed + 3, progress=args.progress) \
         if most else None
-    plan = make_plan(started, args.minutes, time.time(), cost, deals, s.imitation_share)
+    plan = make_plan(started, args.minutes, time.time(), cost, deals, s.imitation_share, s.imitation_collect_share)
     _say(args, plan.describe())
     return plan, cost
 
