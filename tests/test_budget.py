@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from training.budget import COLLECT_SHARE, FINAL_MAX_SHARE, SQRT_UP_TO, EvalCost, make_plan  # noqa: E402
+from training.budget import FINAL_MAX_SHARE, SQRT_UP_TO, EvalCost, make_plan  # noqa: E402
 from training.train import TrainArgs, train  # noqa: E402
 
 
@@ -26,13 +26,13 @@ def test_the_timed_match_grows_slower_than_the_deals():
 def test_the_plan_reserves_the_final_evaluation_then_shares_the_rest():
     cost = EvalCost(deals=32, seconds=4.0)
     plan = make_plan(started=100.0, minutes=3, now=110.0, cost=cost, deals={"heuristic": 300, "greedy": 300},
-                     warm_share=0.5)
+                     warm_share=0.5, collect_share=0.3)
     final = 2 * cost.estimate(300)
     assert plan.end == 280.0 and plan.final_seconds == pytest.approx(final)
     assert plan.ppo_end == pytest.approx(280.0 - final)
     train_time = plan.ppo_end - 110.0
     assert plan.warm_end == pytest.approx(110.0 + 0.5 * train_time)
-    assert plan.collect_end == pytest.approx(110.0 + COLLECT_SHARE * 0.5 * train_time)
+    assert plan.collect_end == pytest.approx(110.0 + 0.3 * 0.5 * train_time)
     assert plan.final_deals == {"heuristic": 300, "greedy": 300} == plan.asked_deals
     ppo = round(plan.ppo_end - 100)
     assert f"PPO until {ppo // 60}:{ppo % 60:02d}" in plan.describe() and "300 vs heuristic" in plan.describe()
@@ -43,7 +43,6 @@ def test_the_teachers_share_of_the_warm_start_is_a_setting():
     # its decisions takes seconds
     plan = make_plan(0.0, 10, 0.0, None, {}, warm_share=0.5, collect_share=0.9)
     assert plan.warm_end == 300.0 and plan.collect_end == pytest.approx(270.0)
-    assert make_plan(0.0, 10, 0.0, None, {}, warm_share=0.5).collect_end == pytest.approx(COLLECT_SHARE * 300.0)
     with pytest.raises(ValueError, match="imitation_collect_share must be 0..1, got 1.5"):
         make_plan(0.0, 10, 0.0, None, {}, warm_share=0.5, collect_share=1.5)
 
@@ -67,7 +66,7 @@ def test_train_plans_with_the_settings_collect_share(tmp_path, monkeypatch):
 
 def test_deals_that_would_take_over_half_the_budget_are_cut():
     cost = EvalCost(deals=32, seconds=4.0)
-    plan = make_plan(0.0, 1, 0.0, cost, {"heuristic": 5000, "greedy": 5000}, warm_share=0.5)
+    plan = make_plan(0.0, 1, 0.0, cost, {"heuristic": 5000, "greedy": 5000}, warm_share=0.5, collect_share=0.3)
     assert plan.asked_deals == {"heuristic": 5000, "greedy": 5000}
     assert plan.final_deals["heuristic"] == plan.final_deals["greedy"] < 5000
     assert plan.final_seconds <= FINAL_MAX_SHARE * 60 + 1e-9
@@ -75,11 +74,11 @@ def test_deals_that_would_take_over_half_the_budget_are_cut():
 
 
 def test_no_final_evaluation_leaves_the_whole_budget_to_training():
-    plan = make_plan(0.0, 2, 0.0, None, {}, warm_share=0.25)
+    plan = make_plan(0.0, 2, 0.0, None, {}, warm_share=0.25, collect_share=0.3)
     assert plan.ppo_end == plan.end == 120.0 and plan.warm_end == 30.0 and plan.final_deals == {}
     assert "no final evaluation" in plan.describe()
     with pytest.raises(ValueError, match="minutes"):
-        make_plan(0.0, 0, 0.0, None, {}, warm_share=0.5)
+        make_plan(0.0, 0, 0.0, None, {}, warm_share=0.5, collect_share=0.3)
 
 
 def test_the_warm_start_stops_within_its_share_and_every_phase_shows_progress(tmp_path, capfd):

@@ -5,7 +5,7 @@ evaluation against the baselines; ``--minutes`` bounds all of it. The final eval
 time is reserved first: a short timed match against the first baseline, grown to the deals
 asked (:class:`EvalCost`, which errs long), and the deals that would take more than half the
 budget are cut. Of the time left, the warm start gets ``warm_share``: its
-self-play at most ``collect_share`` of that (``COLLECT_SHARE`` unless the settings say), its fit
+self-play at most ``collect_share`` of that (the setting ``imitation_collect_share``), its fit
 until the warm start's end (both stop on time); PPO runs until the reserve, and the final evaluation plays last.
 
 Without ``--minutes`` there is no plan: every phase runs to its size (``--timesteps``, the
@@ -22,7 +22,6 @@ from typing import Any
 from president_env.core import Rules
 from training.evaluate import matchup
 
-COLLECT_SHARE = 0.3          # of the warm start: the teacher's self-play, at most
 FINAL_MAX_SHARE = 0.5        # of the budget: the final evaluation, at most (its deals are cut to fit)
 TIMING_DEALS = 32            # the timed match
 # A tournament's time grows slower than its deals while the batch is small: the batched core steps every game at
@@ -94,7 +93,7 @@ class Plan:
 
 
 def make_plan(started: float, minutes: float, now: float, cost: EvalCost | None, deals: Mapping[str, int],
-              warm_share: float, collect_share: float = COLLECT_SHARE) -> Plan:
+              warm_share: float, collect_share: float) -> Plan:
     """The plan of a run started at ``started`` with ``minutes``, made at ``now`` (after timing the evaluation)."""
     if minutes <= 0:
         raise ValueError(f"--minutes must be positive, got {minutes:g}")
