@@ -108,8 +108,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="ppo: reinforcement learning (default); expert-iteration: the network fitted to the moves "
                         "of a search that uses it, iteration by iteration (settings exit_*; docs in the README)")
     p.add_argument("--init", default=None, metavar="AGENT",
-                   help="expert-iteration: the network to start from, an agent file (zoo:NAME, ppo:FILE or a path; "
-                        "default: a new network warm-started on the heuristic)")
+                   help="the network to start from, an agent file (zoo:NAME, ppo:FILE or a path; default: a new "
+                        "network warm-started on the heuristic); with PPO its new value head is fitted to the "
+                        "agent's own self-play first (the imitation_* settings; sb3 only)")
     p.set_defaults(func=cmd_train)
 
     p = subparsers.add_parser("train-all", help="fit every preset in turn within a budget; table and plot",
@@ -172,9 +173,10 @@ def _settings(pairs: list[str]) -> dict[str, Any]:
 def cmd_train(args: argparse.Namespace) -> int:
     if args.method == "expert-iteration":
         return cmd_train_exit(args)
-    if args.init is not None:
-        raise UsageError("--init goes with --method expert-iteration (PPO starts from the heuristic's warm start, or "
-                         "continues a run with --resume)")
+    if args.init is not None and args.backend != "sb3":
+        raise UsageError("--init goes with --backend sb3 (or --method expert-iteration)")
+    if args.init and args.resume:
+        raise UsageError("--init starts a run and --resume continues one: give one of them")
     if args.timesteps is None:
         args.timesteps = DEFAULT_TIMESTEPS
     if args.backend == "rllib":
@@ -197,12 +199,13 @@ def cmd_train(args: argparse.Namespace) -> int:
     from training.train import TrainArgs, TrainingInterrupted, format_result, train
 
     targs = TrainArgs(preset=args.preset, players=args.players, timesteps=args.timesteps, out=args.out,
-                      seed=args.seed, minutes=args.minutes, resume=args.resume, eval_deals=args.eval_deals,
+                      seed=args.seed, minutes=args.minutes, resume=args.resume, init=args.init,
+                      eval_deals=args.eval_deals,
                       final_deals=args.final_deals, progress=not args.no_progress, settings=_settings(args.set),
                       checkpoint_every=args.checkpoint_every or CHECKPOINT_EVERY["sb3"], force=args.force)
     try:
         result = train(targs, started)
-    except (ModelError, RulesError, ValueError) as e:
+    except (FileNotFoundError, ModelError, RulesError, ValueError) as e:
         raise UsageError(str(e)) from None
     except TrainingInterrupted as e:
         return _interrupted(e, args, str(e.checkpoint))

@@ -62,7 +62,6 @@ from tqdm import tqdm
 
 from agents.agent_file import ACTIVATIONS, FileAgent, code_version, sb3_layers, write_agent_file
 from agents.base import PolicyAgent, rules_mismatch
-from agents.registry import make_agent
 from agents.search import SearchAgent, parse_settings
 from president_env.aec_env import observation_box
 from president_env.core import Rules, n_actions
@@ -73,6 +72,7 @@ from training.budget import Plan, make_plan, measure_eval_cost
 from training.evaluate import Matchup, matchup
 from training.hyperparams import TrainSettings, settings_for
 from training.imitation import Demonstrations, collect, pretrain
+from training.init_network import ACTIVATION_FNS, architecture, load_policy_layers, read_init_agent
 from training.run_dir import prepare_out
 
 BASELINES = ("heuristic", "greedy")
@@ -179,7 +179,7 @@ def new_policy(rules: Rules, hidden: list[int], activation: str, seed: int) -> A
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     torch.manual_seed(seed)
-    fn = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[activation]
+    fn = ACTIVATION_FNS[activation]
     policy = MaskableActorCriticPolicy(observation_box(rules), gymnasium.spaces.Discrete(n_actions(rules)),
                                        lambda _: 1e-3, net_arch=list(hidden), activation_fn=fn)
     policy.set_training_mode(False)
@@ -192,17 +192,10 @@ def activation_of(policy: Any) -> str:
 
 def policy_from_agent_file(rules: Rules, spec: str, seed: int) -> Any:
     """A new network whose policy is the agent file's (``zoo:NAME``, ``ppo:FILE`` or a path); its value head new."""
-    agent = make_agent(spec, rules) if ":" in spec else FileAgent(spec, rules)
-    if not isinstance(agent, FileAgent):
-        raise ValueError(f"--init {spec}: not an agent file (give zoo:NAME, ppo:FILE.agent.safetensors or a path)")
-    arch = agent.metadata["architecture"]
-    policy = new_policy(rules, arch["hidden"], arch["activation"], seed)
-    state = policy.state_dict()
-    names = [f"mlp_extractor.policy_net.{2 * i}" for i in range(len(arch["hidden"]))] + ["action_net"]
-    for name, (w, b) in zip(names, agent.layers, strict=True):
-        state[f"{name}.weight"] = torch.as_tensor(w)
-        state[f"{name}.bias"] = torch.as_tensor(b)
-    policy.load_state_dict(state)
+    agent = read_init_agent(rules, spec)
+    hidden, activation = architecture(agent)
+    policy = new_policy(rules, hidden, activation, seed)
+    load_policy_layers(policy, agent)
     return policy
 
 

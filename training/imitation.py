@@ -109,10 +109,12 @@ def collect(rules: Rules, teacher: str | Agent, decisions: int, gamma: float, se
 
 def pretrain(policy: torch.nn.Module, demos: Demonstrations, epochs: int, batch_size: int = 4096,
              lr: float = 1e-3, seed: int = 0, deadline: float | None = None,
-             progress: bool = False, desc: str = "warm start 2/2: fitting the policy") -> dict[str, float]:
-    """Fit an SB3 maskable actor-critic policy to the demonstrations; stop at ``deadline`` (a ``time.time()``)
-    after the minibatch in hand. Returns the losses and accuracy over the last epoch's minibatches, the
-    epochs done (a fraction when the deadline cut one) and whether the deadline stopped the fit."""
+             progress: bool = False, desc: str = "warm start 2/2: fitting the policy",
+             policy_too: bool = True) -> dict[str, float]:
+    """Fit an SB3 maskable actor-critic policy to the demonstrations (``policy_too=False``: the value head alone,
+    the policy's layers untouched); stop at ``deadline`` (a ``time.time()``) after the minibatch in hand.
+    Returns the losses and accuracy over the last epoch's minibatches, the epochs done (a fraction when the
+    deadline cut one) and whether the deadline stopped the fit."""
     gen = torch.Generator().manual_seed(seed)
     obs = torch.as_tensor(demos.obs)
     masks = torch.as_tensor(demos.masks)
@@ -143,7 +145,7 @@ def pretrain(policy: torch.nn.Module, demos: Demonstrations, epochs: int, batch_
             loss_pi = F.cross_entropy(logits, acts[i])
             loss_v = F.mse_loss(values, rets[i])
             opt.zero_grad()
-            (loss_pi + 0.5 * loss_v).backward()
+            (loss_pi + 0.5 * loss_v if policy_too else 0.5 * loss_v).backward()
             opt.step()
             k = len(i)
             tot_pi += loss_pi.item() * k

@@ -4,9 +4,10 @@
 
 Reads top to bottom: build the rules and the settings (``training.hyperparams``),
 the opponent pool (scripted baselines + snapshots of the learner), the batched
-VecEnv, the model (new, or resumed from a checkpoint); with ``--minutes``, plan the
-phases within it (:mod:`training.budget`); warm-start a new model by imitating the
-heuristic (:mod:`training.imitation`); learn with one callback
+VecEnv, the model (new, started from an agent file's policy with ``--init``, or resumed
+from a checkpoint); with ``--minutes``, plan the phases within it (:mod:`training.budget`);
+warm-start a new model by imitating the heuristic (:mod:`training.imitation`), or with
+``--init`` fit its new value head to the init agent's own self-play; learn with one callback
 that takes snapshots, evaluates, saves checkpoints and keeps the time budget (the
 learner in ``learner_seats`` seats of every game, :mod:`training.seat_rollout`, or
 with one seat SB3's own loop over the VecEnv); save the final model with its rules
@@ -41,7 +42,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm import tqdm
 
-from agents.agent_file import code_version, sb3_layers, write_agent_file
+from agents.agent_file import FileAgent, code_version, sb3_layers, write_agent_file
 from agents.sb3_policy import ModelError, check_rules, read_metadata, save_model
 from president_env.core import Rules
 from president_env.core.jsonio import JSONInputError, loads
@@ -50,6 +51,7 @@ from training.budget import EvalCost, Plan, make_plan, measure_eval_cost
 from training.evaluate import Matchup, matchup
 from training.hyperparams import TrainSettings, learner_seats, settings_for
 from training.imitation import collect, pretrain
+from training.init_network import ACTIVATION_FNS, architecture, load_policy_layers, read_init_agent
 from training.opponent_pool import OpponentPool, PolicyAgent
 from training.run_dir import prepare_out
 from training.seat_rollout import SeatRollouts, learn_by_seats
@@ -72,6 +74,7 @@ class TrainArgs:
     seed: int = 0
     minutes: float | None = None        # the whole run's wall-clock budget (training.budget); or timesteps first
     resume: str | None = None           # a checkpoint (or model) zip to continue from
+    init: str | None = None             # an agent file whose policy the new network starts from (zoo:NAME, a path)
     eval_deals: int | None = None       # duplicate deals per evaluation during training
     final_deals: int = 1000             # duplicate deals of the final evaluation (0: none)
     final_heuristic_deals: int | None = None  # deals of the final match against the heuristic (default final_deals)
@@ -91,6 +94,8 @@ class TrainArgs:
             parts.append(f"--minutes {self.minutes:g}")
         if self.resume:
             parts.append(f"--resume {self.resume}")
+        if self.init:
+            parts.append(f"--init {self.init}")
         parts += [f"--set {k}={json.dumps(v, separators=(',', ':'))}" for k, v in sorted(self.settings.items())]
         return " ".join(parts)
 
@@ -242,8 +247,10 @@ def _unpickled_stand_ins(path: str, venv: PresidentVecEnv, s: TrainSettings) -> 
     return {k: stand_ins[k] for k in pickled}
 
 
-def build_model(rules: Rules, s: TrainSettings, venv: PresidentVecEnv, args: TrainArgs, out: Path) -> MaskablePPO:
-    """A new MaskablePPO, or the one in ``args.resume`` after checking it was trained for ``rules``."""
+def build_model(rules: Rules, s: TrainSettings, venv: PresidentVecEnv, args: TrainArgs, out: Path,
+                init: FileAgent | None = None) -> MaskablePPO:
+    """A new MaskablePPO (with ``init``: its policy layers the agent file's, its value head new), or the one in
+    ``args.resume`` after checking it was trained for ``rules``."""
     if args.resume:
         meta = read_metadata(args.resume)
         if meta is None:
@@ -251,12 +258,35 @@ def build_model(rules: Rules, s: TrainSettings, venv: PresidentVecEnv, args: Tra
         check_rules(args.resume, meta, rules)
         return MaskablePPO.load(args.resume, env=venv, device="cpu", tensorboard_log=str(out / "tb"),
                                 custom_objects=_unpickled_stand_ins(args.resume, venv, s))
-    return MaskablePPO(
+    policy_kwargs: dict[str, Any] = {"net_arch": list(s.net_arch)}
+    if init is not None:
+        hidden, activation = architecture(init)
+        policy_kwargs = {"net_arch": hidden, "activation_fn": ACTIVATION_FNS[activation]}
+    model = MaskablePPO(
         "MlpPolicy", venv, n_steps=s.n_steps, batch_size=s.batch_size, n_epochs=s.n_epochs,
         learning_rate=s.learning_rate, gamma=s.gamma, gae_lambda=s.gae_lambda, clip_range=s.clip_range,
-        ent_coef=s.ent_coef, vf_coef=s.vf_coef, policy_kwargs={"net_arch": list(s.net_arch)},
+        ent_coef=s.ent_coef, vf_coef=s.vf_coef, policy_kwargs=policy_kwargs,
         tensorboard_log=str(out / "tb"), seed=args.seed, device="cpu", verbose=0,
     )
+    if init is not None:
+        load_policy_layers(model.policy, init)
+    return model
+
+
+def _init_agent(rules: Rules, args: TrainArgs) -> FileAgent | None:
+    """The agent file of ``--init``, read and checked before any work (its network's shape is the run's: a
+    different ``net_arch`` setting is refused)."""
+    if not args.init:
+        return None
+    if args.resume:
+        raise ValueError("--init starts a run and --resume continues one: give one of them")
+    agent = read_init_agent(rules, args.init)
+    hidden, _ = architecture(agent)
+    given = args.settings.get("net_arch")
+    if given is not None and list(given) != hidden:
+        raise ValueError(f"--init {args.init}: its network is {hidden}, the setting net_arch={list(given)}; the run "
+                         "starts from the file's network (leave net_arch out)")
+    return agent
 
 
 def _plan(rules: Rules, s: TrainSettings, args: TrainArgs, model: MaskablePPO,
@@ -288,24 +318,29 @@ def _say(args: TrainArgs, line: str) -> None:
 
 
 def _warm_start(model: MaskablePPO, rules: Rules, s: TrainSettings, args: TrainArgs, out: Path, started: float,
-                plan: Plan | None) -> None:
-    """Fit the new policy to the teacher's self-play (both parts stop at the plan's deadlines)."""
-    demos = collect(rules, s.imitation_teacher, s.imitation_decisions, s.gamma, seed=args.seed,
+                plan: Plan | None, init: FileAgent | None = None) -> None:
+    """Fit the new policy to the teacher's self-play (both parts stop at the plan's deadlines); with ``init``
+    the teacher is the init agent itself and only the value head is fitted (its policy is the file's)."""
+    teacher: str | FileAgent = init if init is not None else s.imitation_teacher
+    name = args.init if init is not None else s.imitation_teacher
+    demos = collect(rules, teacher, s.imitation_decisions, s.gamma, seed=args.seed,
                     batch_size=s.imitation_games, deadline=plan.collect_end if plan else None, progress=args.progress)
     stats = pretrain(model.policy, demos, s.imitation_epochs, batch_size=s.imitation_batch, seed=args.seed,
-                     deadline=plan.warm_end if plan else None, progress=args.progress)
-    info = stats | {"decisions": len(demos.actions), "collect_timed_out": demos.timed_out,
+                     deadline=plan.warm_end if plan else None, progress=args.progress, policy_too=init is None)
+    info = stats | {"teacher": name, "fitted": "value" if init is not None else "policy and value",
+                    "decisions": len(demos.actions), "collect_timed_out": demos.timed_out,
                     "seconds": round(time.time() - started, 1)}
     if not len(demos.actions):     # said even without progress: the run goes on from a fresh network
-        info["warning"] = (f"the warm start imitated nothing: {s.imitation_teacher}'s self-play finished no hand in "
-                           f"the warm start's time ({info['seconds']:g} s from the start); PPO starts from a fresh "
-                           "network. Give more --minutes, a larger imitation_share, a smaller imitation_games or a "
+        start = "its value head new" if init is not None else "a fresh network"
+        info["warning"] = (f"the warm start imitated nothing: {name}'s self-play finished no hand in "
+                           f"the warm start's time ({info['seconds']:g} s from the start); PPO starts from {start}. "
+                           "Give more --minutes, a larger imitation_share, a smaller imitation_games or a "
                            "faster teacher")
         print(f"president train: warning: {info['warning']}", file=sys.stderr)
     (out / "imitation.json").write_text(json.dumps(info))
     cut = " (cut by the time budget)" if demos.timed_out or stats["timed_out"] else ""
-    _say(args, f"warm start: {len(demos.actions):,} {s.imitation_teacher} decisions, {stats['epochs']:g} epoch(s), "
-               f"{stats.get('accuracy', 0):.1%} of its moves imitated{cut}")
+    what = "its value fitted" if init is not None else f"{stats.get('accuracy', 0):.1%} of its moves imitated"
+    _say(args, f"warm start: {len(demos.actions):,} {name} decisions, {stats['epochs']:g} epoch(s), {what}{cut}")
 
 
 def train(args: TrainArgs, started: float | None = None) -> TrainResult:
@@ -317,6 +352,7 @@ def train(args: TrainArgs, started: float | None = None) -> TrainResult:
     rules = variant_rules(args.preset, **({"players": args.players} if args.players else {}))
     s = settings_for(rules.name, **args.settings)
     seats = learner_seats(s, rules.players)  # checked before any work
+    init = _init_agent(rules, args)
     if args.resume and not Path(args.resume).is_file():
         raise ModelError(f"--resume {args.resume}: no such file (give the model.zip or a checkpoints/step_N.zip "
                          "of a run)")
@@ -329,9 +365,9 @@ def train(args: TrainArgs, started: float | None = None) -> TrainResult:
     pool = OpponentPool(rules, s.pool, max_snapshots=s.max_snapshots)
     venv = PresidentVecEnv(s.n_envs, rules, opponents=pool, episode=s.episode, start_ranks=s.start_ranks,
                            reward=s.reward, seed=args.seed)
-    model = build_model(rules, s, venv, args, out)
+    model = build_model(rules, s, venv, args, out, init)
     try:
-        monitor, plan = _learn(model, rules, s, seats, venv, pool, args, out, started)
+        monitor, plan = _learn(model, rules, s, seats, venv, pool, args, out, started, init)
         model_path, agent_path = save_both(model, out / "model", rules,
                                            made_by(rules, args, int(model.num_timesteps)),
                                            seconds=round(time.time() - started, 1))
@@ -354,15 +390,18 @@ def train(args: TrainArgs, started: float | None = None) -> TrainResult:
 
 
 def _learn(model: MaskablePPO, rules: Rules, s: TrainSettings, seats: int, venv: PresidentVecEnv,
-           pool: OpponentPool, args: TrainArgs, out: Path, started: float) -> tuple[TrainingMonitor, Plan | None]:
-    """With ``--minutes`` the plan of the phases; the warm start (a new model) and PPO up to ``args.timesteps``
-    learner steps or the plan's end of PPO."""
+           pool: OpponentPool, args: TrainArgs, out: Path, started: float,
+           init: FileAgent | None = None) -> tuple[TrainingMonitor, Plan | None]:
+    """With ``--minutes`` the plan of the phases; the warm start (a new model; with ``init`` its value head alone)
+    and PPO up to ``args.timesteps`` learner steps or the plan's end of PPO."""
     plan, cost = _plan(rules, s, args, model, started)
     if args.resume:
         pool.add_snapshot(model.policy, f"resumed@{model.num_timesteps}")
     elif s.imitation_decisions:
-        _warm_start(model, rules, s, args, out, started, plan)
-        pool.add_snapshot(model.policy, "imitation")
+        _warm_start(model, rules, s, args, out, started, plan, init)
+        pool.add_snapshot(model.policy, "init" if init is not None else "imitation")
+    elif init is not None:
+        pool.add_snapshot(model.policy, "init")
 
     monitor = TrainingMonitor(rules, pool, s, args, out, started, plan, cost)
     remaining = max(0, args.timesteps - model.num_timesteps)
