@@ -113,12 +113,13 @@ SPECS: dict[str, Setting] = {
 # and asshole and compulsory in their first generation) learn more against a heuristic-heavy pool than
 # against themselves; daifugo_runs' file fits the zoo's 1 MB with a smaller network. "zoo 2": a second
 # generation (issue 28) whose warm start imitates the search agent's self-play (SEARCH_TEACHER) instead of
-# the heuristic's; "zoo 3": a third, the same with imitation_share 0.9.
+# the heuristic's, or (daifugo_runs) the heuristic's for a quarter of the hour, then PPO with the learner
+# alone among heuristics (SOLO); "zoo 3": a third, the same with imitation_share 0.9.
 SEARCH_TEACHER = {"imitation_teacher": "search:worlds=32,actions=8", "imitation_decisions": 2_000_000}
 THIN = {"learner_seats": 2, "pool": {"heuristic": 0.85, "greedy": 0.05, "snapshot": 0.1}}
 THIN_SEARCH = {**THIN, **SEARCH_TEACHER, "imitation_share": 0.9}    # most of the time to the search's games
-SOLO_SEARCH = {"learner_seats": 1, "pool": {"heuristic": 1.0}, "learning_rate": 3e-4, "ent_coef": 0.003,
-               **SEARCH_TEACHER, "imitation_share": 0.9}              # the learner alone among heuristics
+SOLO = {"learner_seats": 1, "pool": {"heuristic": 1.0}, "learning_rate": 3e-4, "ent_coef": 0.003}  # among heuristics
+SOLO_SEARCH = {**SOLO, **SEARCH_TEACHER, "imitation_share": 0.9}
 PER_PRESET: dict[str, dict[str, Any]] = {
     "double_deck": {"n_envs": 128, "batch_size": 2048},
     "huberes": {"n_envs": 192},
@@ -126,7 +127,7 @@ PER_PRESET: dict[str, dict[str, Any]] = {
     "asshole": THIN_SEARCH,                                                                             # zoo 2
     "compulsory": SOLO_SEARCH,                                                                          # zoo 3
     "pagat_basic": SOLO_SEARCH,                                                                         # zoo 2
-    "daifugo_runs": {"net_arch": (128, 128)},                                                           # zoo
+    "daifugo_runs": {**SOLO, "net_arch": (128, 128), "imitation_share": 0.25},                          # zoo 2
     "butthead": THIN_SEARCH,                                                                            # zoo 2
     "bombs": THIN_SEARCH,                                                                               # zoo 2
 }
