@@ -192,10 +192,7 @@ def test_flags_and_settings_that_do_not_apply_are_refused_before_any_work(extra,
     assert not (tmp_path / "o").exists()
 
 
-def test_init_goes_with_sb3_or_expert_iteration_and_a_missing_file_is_named(tmp_path, capsys):
-    code, err = run_cli(["train", "--out", str(tmp_path / "o"), "--init", "zoo:president", "--backend", "rllib"],
-                        capsys)
-    assert code == 2 and "--init goes with --backend sb3" in err
+def test_a_missing_init_file_is_named(tmp_path, capsys):
     code, err = run_cli(_cli(tmp_path / "o", tmp_path / "none.agent.safetensors"), capsys)
     assert code == 2 and "none.agent.safetensors" in err and "not found" in err
     assert not (tmp_path / "o").exists()
