@@ -51,6 +51,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def os_error_text(e: OSError) -> str:
+    """What the system said and the file it said it of, a long name shortened (it may be thousands of characters)."""
+    name = str(e.filename) if e.filename is not None else ""
+    if len(name) > 120:
+        name = f"{name[:120]}... ({len(name):,} characters)"
+    what = e.strerror or str(e)
+    return f"{what}: {name!r}" if name else what
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (0 ok, 1 failed check, 2 usage error)."""
     parser = build_parser()
@@ -61,6 +70,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.exit(2, f"{parser.prog} {args.command}: error: {e}\n")
     except PolicyError as e:   # an agent file whose network overflows: named, not a traceback
         print(f"{parser.prog} {args.command}: error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:       # a path the system refuses (a name too long, a folder in its way, no room): named
+        print(f"{parser.prog} {args.command}: error: {os_error_text(e)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

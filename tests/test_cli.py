@@ -153,6 +153,32 @@ def test_usage_errors_exit_2_without_a_traceback(argv, capsys, tmp_path, monkeyp
     assert not (tmp_path / "x.jsonl").exists()
 
 
+LONG = "a" * 5000     # a file name the system refuses (ENAMETOOLONG)
+
+
+@pytest.mark.parametrize("argv", [
+    ["train", "--out", LONG, "--timesteps", "10", "--no-progress"],
+    ["train", "--init", LONG, "--out", "o", "--no-progress"],
+    ["train", "--resume", LONG, "--out", "o", "--no-progress"],
+    ["evaluate", "--preset", "president", "--agents", f"ppo:{LONG},heuristic,heuristic,heuristic", "--games", "2",
+     "--no-progress"],
+    ["evaluate", "--preset", "president", "--agents", "heuristic,heuristic,heuristic,heuristic", "--games", "2",
+     "--json", LONG, "--no-progress"],
+    ["zoo-add", "--preset", "president", "--agent", LONG, "--train-command", "x", "--train-minutes", "1",
+     "--no-progress"],
+])
+def test_a_path_the_system_refuses_is_named_not_a_traceback(argv, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    try:
+        code = main(argv)
+    except SystemExit as e:
+        code = e.code
+    err = capsys.readouterr().err
+    assert code in (1, 2) and "Traceback" not in err, err
+    assert "File name too long" in err and "aaaa" in err and len(err) < 1000, err   # named, shortened
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_unknown_preset_message_names_the_presets(capsys):
     with pytest.raises(SystemExit):
         main(["simulate", "--preset", "nope", "--games", "1", "--records", "x.jsonl"])
