@@ -175,8 +175,6 @@ def cmd_train(args: argparse.Namespace) -> int:
         return cmd_train_exit(args)
     if args.init is not None and args.backend != "sb3":
         raise UsageError("--init goes with --backend sb3 (or --method expert-iteration)")
-    if args.init and args.resume:
-        raise UsageError("--init starts a run and --resume continues one: give one of them")
     if args.timesteps is None:
         args.timesteps = DEFAULT_TIMESTEPS
     if args.backend == "rllib":
@@ -215,7 +213,8 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def _interrupted(e: KeyboardInterrupt, args: argparse.Namespace, checkpoint: str) -> int:
     """Ctrl-C after the run saved a checkpoint: say where, and how to go on (exit status 130)."""
-    print(f"{e}\ncontinue the run: the same command with --resume {checkpoint}"
+    how = f"--resume {checkpoint} in place of --init {args.init}" if args.init else f"--resume {checkpoint}"
+    print(f"{e}\ncontinue the run: the same command with {how}"
           + ("" if args.backend == "sb3" else " --trust-pickle"), file=sys.stderr)
     return 130
 

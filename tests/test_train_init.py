@@ -13,7 +13,8 @@ pytest.importorskip("sb3_contrib")
 
 from cli_run import run_cli  # noqa: E402
 
-from agents.agent_file import read_agent_file  # noqa: E402
+from agents.agent_file import read_agent_file, write_agent_file  # noqa: E402
+from president_env.core import preset  # noqa: E402
 from training.train import TrainArgs, train  # noqa: E402
 
 SMALL = {"n_envs": 16, "n_steps": 32, "batch_size": 256, "n_epochs": 1, "imitation_decisions": 500,
@@ -80,3 +81,55 @@ def test_a_missing_init_file_is_named(tmp_path, capsys) -> None:
     code, err = run_cli(["train", "--out", str(tmp_path / "o"), "--init", str(tmp_path / "none.agent.safetensors"),
                          "--no-progress"], capsys)
     assert code == 2 and "none.agent.safetensors" in err, err
+
+
+@pytest.fixture(scope="module")
+def relu_start(start, tmp_path_factory) -> Path:
+    """The same layers under the other activation (SB3 then pickles the policy's settings in its checkpoints)."""
+    meta, tensors = read_agent_file(start)
+    layers = [(tensors[f"{k}.weight"], tensors[f"{k}.bias"]) for k in ("hidden.0", "hidden.1", "action")]
+    return write_agent_file(tmp_path_factory.mktemp("relu") / "relu.agent.safetensors", preset("president"), layers,
+                            activation="relu", made_by=meta["made_by"])
+
+
+@pytest.mark.parametrize("activation", ["tanh", "relu"])
+def test_ctrl_c_says_to_resume_in_place_of_init_and_that_command_goes_on(activation, start, relu_start, tmp_path,
+                                                                       monkeypatch, capsys):
+    from training import train as train_module
+
+    start = start if activation == "tanh" else relu_start
+
+    real = train_module.TrainingMonitor._on_step
+
+    def interrupted(self):
+        if self.num_timesteps >= 512:
+            raise KeyboardInterrupt       # what Ctrl-C raises at this point of the loop
+        return real(self)
+
+    monkeypatch.setattr(train_module.TrainingMonitor, "_on_step", interrupted)
+    out = tmp_path / "run"
+    argv = ["train", "--out", str(out), "--timesteps", "1024", "--final-deals", "0", "--no-progress",
+            "--init", str(start)] + [w for k, v in SMALL.items() for w in ("--set", f"{k}={json.dumps(v)}")]
+    code, err = run_cli(argv, capsys)
+    assert code == 130 and f"in place of --init {start}" in err, err
+    checkpoint = err.split("--resume ")[1].split()[0]
+    monkeypatch.setattr(train_module.TrainingMonitor, "_on_step", real)
+    resumed = argv[:argv.index("--init")] + ["--resume", checkpoint] + argv[argv.index("--init") + 2:]
+    code, err = run_cli(resumed, capsys)
+    assert code == 0, err
+    assert json.loads((out / "final.json").read_text())["timesteps"] >= 1024
+    meta, _ = read_agent_file(out / "model.agent.safetensors")
+    assert meta["architecture"] == {**meta["architecture"], "hidden": [24, 24], "activation": activation}
+
+
+def test_a_pickled_policy_setting_without_its_record_is_refused(relu_start, tmp_path, monkeypatch, capsys):
+    """A checkpoint whose pickled policy settings its president.json cannot rebuild is refused, never unpickled."""
+    from agents.sb3_policy import write_metadata
+
+    out = tmp_path / "run"
+    train(TrainArgs(preset="president", timesteps=512, out=str(out), final_deals=0, progress=False,
+                    init=str(relu_start), settings=dict(SMALL)))
+    write_metadata(out / "model.zip", preset("president"))       # its record without activation and net_arch
+    code, err = run_cli(["train", "--out", str(tmp_path / "o"), "--resume", str(out / "model.zip"), "--no-progress"],
+                        capsys)
+    assert code == 2 and "policy settings are pickled" in err and "refused" in err, err

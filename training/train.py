@@ -30,6 +30,7 @@ temporary file and renamed, so a run stopped at any moment leaves a checkpoint t
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import sys
 import time
@@ -58,6 +59,7 @@ from training.seat_rollout import SeatRollouts, learn_by_seats
 from training.vec_env import PresidentVecEnv
 
 BASELINES = ("heuristic", "greedy")
+SB3_ACTIVATION = "tanh"     # MlpPolicy's default activation: a run with it stores no pickled policy settings
 MAX_DATA_BYTES = 64 << 20   # the data member of a checkpoint zip (SB3's JSON), read only up to this size
 CURVE_FIELDS = ("timesteps", "seconds", "opponent", "deals", "learner_points", "opponent_points", "diff",
                 "diff_low", "diff_high")
@@ -109,10 +111,12 @@ def made_by(rules: Rules, args: TrainArgs, timesteps: int) -> dict[str, Any]:
 def save_both(model: Any, path: Path, rules: Rules, made: dict[str, Any], **extra: Any) -> tuple[Path, Path]:
     """``path``.zip (the SB3 model, for ``--resume``) and ``path``.agent.safetensors (the policy as an agent
     file, weights-only: :mod:`agents.agent_file`), both saying how the model was made."""
-    zip_path = save_model(model, path, rules, **made, **extra)
     activation = model.policy.activation_fn.__name__.lower()
-    agent_path = write_agent_file(path.with_name(path.name + ".agent.safetensors"), rules,
-                                  sb3_layers(model.policy.state_dict()), activation=activation, made_by=made)
+    layers = sb3_layers(model.policy.state_dict())
+    net_arch = [int(w.shape[0]) for w, _ in layers[:-1]]
+    zip_path = save_model(model, path, rules, **made, **extra, activation=activation, net_arch=net_arch)
+    agent_path = write_agent_file(path.with_name(path.name + ".agent.safetensors"), rules, layers,
+                                  activation=activation, made_by=made)
     return zip_path, agent_path
 
 
@@ -240,11 +244,26 @@ def _unpickled_stand_ins(path: str, venv: PresidentVecEnv, s: TrainSettings) -> 
     if not isinstance(data, dict):
         raise ModelError(f"{path}: not a readable checkpoint (its data is not a JSON object)")
     pickled = sorted(k for k, v in data.items() if isinstance(v, dict) and ":serialized:" in v)
+    if "policy_kwargs" in pickled:   # an activation other than SB3's default (a run started with --init)
+        stand_ins["policy_kwargs"] = _policy_kwargs(path)
     unknown = [k for k in pickled if k not in stand_ins]
     if unknown:
         raise ModelError(f"{path}: its data holds pickled entries {unknown} that resuming does not rebuild; "
                          "refused (loading them could run code from the file)")
     return {k: stand_ins[k] for k in pickled}
+
+
+def _policy_kwargs(path: str) -> dict[str, Any]:
+    """The policy's settings of a checkpoint whose activation SB3 pickled, rebuilt from its ``president.json``
+    (``activation`` and ``net_arch``, which :func:`save_both` writes)."""
+    meta = read_metadata(path) or {}
+    activation, net_arch = meta.get("activation"), meta.get("net_arch")
+    if activation not in ACTIVATION_FNS or not (isinstance(net_arch, list) and net_arch and all(
+            isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 4096 for n in net_arch)):
+        raise ModelError(f"{path}: its policy settings are pickled and its president.json does not give the "
+                         f"activation ({' or '.join(ACTIVATION_FNS)}) and net_arch (sizes 1..4096) to rebuild them "
+                         "from; refused (loading them could run code from the file)")
+    return {"net_arch": net_arch, "activation_fn": ACTIVATION_FNS[activation]}
 
 
 def build_model(rules: Rules, s: TrainSettings, venv: PresidentVecEnv, args: TrainArgs, out: Path,
@@ -258,10 +277,9 @@ def build_model(rules: Rules, s: TrainSettings, venv: PresidentVecEnv, args: Tra
         check_rules(args.resume, meta, rules)
         return MaskablePPO.load(args.resume, env=venv, device="cpu", tensorboard_log=str(out / "tb"),
                                 custom_objects=_unpickled_stand_ins(args.resume, venv, s))
-    policy_kwargs: dict[str, Any] = {"net_arch": list(s.net_arch)}
-    if init is not None:
-        hidden, activation = architecture(init)
-        policy_kwargs = {"net_arch": hidden, "activation_fn": ACTIVATION_FNS[activation]}
+    policy_kwargs: dict[str, Any] = {"net_arch": list(s.net_arch)}   # the file's, with init (see train())
+    if init is not None and architecture(init)[1] != SB3_ACTIVATION:   # a class: SB3 pickles it, --resume rebuilds
+        policy_kwargs["activation_fn"] = ACTIVATION_FNS[architecture(init)[1]]
     model = MaskablePPO(
         "MlpPolicy", venv, n_steps=s.n_steps, batch_size=s.batch_size, n_epochs=s.n_epochs,
         learning_rate=s.learning_rate, gamma=s.gamma, gae_lambda=s.gae_lambda, clip_range=s.clip_range,
@@ -353,6 +371,8 @@ def train(args: TrainArgs, started: float | None = None) -> TrainResult:
     s = settings_for(rules.name, **args.settings)
     seats = learner_seats(s, rules.players)  # checked before any work
     init = _init_agent(rules, args)
+    if init is not None:                     # the network is the file's: its shape is the run's setting
+        s = dataclasses.replace(s, net_arch=tuple(architecture(init)[0]))
     if args.resume and not Path(args.resume).is_file():
         raise ModelError(f"--resume {args.resume}: no such file (give the model.zip or a checkpoints/step_N.zip "
                          "of a run)")
