@@ -184,11 +184,11 @@ def play_all(rules: Rules, st: State, moves: Iterable[tuple[int, str]]) -> State
 
 
 def player_counts(name: str) -> list[int]:
-    """Every player count preset ``name`` allows (3 to 8, 12 with two decks; merchant_trade needs two
-    players between the exchanging pairs)."""
-    from president_env.core.rules import RulesError, preset
+    """Every player count preset ``name`` allows (3 to 8, 10 with a deck and a half, 12 with two decks;
+    merchant_trade needs two players between the exchanging pairs)."""
+    from president_env.core.rules import MAX_PLAYERS, RulesError, preset
 
-    top = 12 if preset(name).decks == 2 else 8
+    top = MAX_PLAYERS[preset(name).decks]
     out = []
     for p in range(3, top + 1):
         try:

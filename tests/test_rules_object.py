@@ -80,6 +80,7 @@ PRESET_OPTIONS: dict[str, dict] = {
                 "exchange": (3, 2, 1)},
     "butthead": {"exchange": (2, 1), "exchange_back": (3, 2)},
     "double_deck": {"decks": 2, "players": 8},
+    "deck_and_a_half": {"decks": 1.5, "players": 5, "extra_cards_to": "top_ranks"},
     # power_ranks {2: [2, 3, 4], J: [3, 4], JK: [4]}, stored as sorted (rank, sizes) pairs
     "sofia": {"rank_order": ("3", "4", "5", "6", "7", "8", "9", "T", "Q", "K", "A", "2", "J"), "jokers": 2,
               "power_ranks": (("2", (2, 3, 4)), ("J", (3, 4)), ("JK", (4,)))},

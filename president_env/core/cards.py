@@ -74,18 +74,18 @@ def tables(rules: Rules) -> Tables:
     names: list[str] = []
     for k, name in enumerate(kinds):
         if name in ("JK", "BJ", "RJ"):
-            copies = rules.decks * (rules.jokers if name == "JK" else 1)
+            copies = rules.joker_packs * (rules.jokers if name == "JK" else 1)
             card_kind += [k] * copies
             names += [name] * copies
         elif kind_high[k]:
-            card_kind += [k] * rules.decks
-            names += [name] * rules.decks
+            card_kind += [k] * int(rules.decks)   # (high cards are refused with a deck and a half)
+            names += [name] * int(rules.decks)
         else:
             for suit in rules.suit_order:
                 if name + suit in highs:
                     continue
-                card_kind += [k] * rules.decks
-                names += [name + suit] * rules.decks
+                card_kind += [k] * rules.suit_copies(suit)
+                names += [name + suit] * rules.suit_copies(suit)
     card_kind_a = np.array(card_kind, dtype=np.int64)
     kind_count = np.bincount(card_kind_a, minlength=len(kinds))
 

@@ -16,6 +16,8 @@ NATURAL_RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"
 JOKER_RANKS = ("JK", "BJ", "RJ")
 SUITS = ("C", "D", "H", "S")
 DEFAULT_RANK_ORDER = ("3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A", "2")
+DECKS = (1, 1.5, 2)                  # decks: one pack, a deck and a half (fine point 18), two packs
+MAX_PLAYERS = {1: 8, 1.5: 10, 2: 12}  # players by decks (section 1)
 # Bounds that keep a session inside the engine's 32-bit counters (points, hand numbers).
 MAX_SCORE = 1000                    # |points| one place may score in a hand (scoring)
 MAX_HANDS_PER_SESSION = 1_000_000   # hands_per_session, and hand numbers
@@ -124,7 +126,7 @@ class Rules:
 
     # 1. Cards and deal
     rank_order: tuple[str, ...] = DEFAULT_RANK_ORDER
-    decks: int = 1
+    decks: int | float = 1   # 1, 1.5 (a deck and a half: fine point 18) or 2
     jokers: int = 0
     joker_mode: str = "high"
     players: int = 4
@@ -190,6 +192,8 @@ class Rules:
             set_(self, "exchange_back", _int_tuple(self.exchange_back, "exchange_back"))
         if self.scoring is not None:
             set_(self, "scoring", _int_tuple(self.scoring, "scoring"))
+        if isinstance(self.decks, float) and self.decks in (1.0, 2.0):
+            set_(self, "decks", int(self.decks))   # 2.0 from a JSON file is two decks
         self._validate()
 
     # ------------------------------------------------------------------ checks
@@ -203,7 +207,9 @@ class Rules:
         for opt in _BOOLS:
             if not isinstance(getattr(self, opt), bool):
                 raise bad(opt, getattr(self, opt), "must be true or false")
-        for opt in ("decks", "jokers", "players"):
+        if self.decks not in DECKS or isinstance(self.decks, bool):
+            raise bad("decks", self.decks, "must be 1, 1.5 (a deck and a half) or 2")
+        for opt in ("jokers", "players"):
             v = getattr(self, opt)
             if not isinstance(v, int) or isinstance(v, bool):
                 raise bad(opt, v, "must be an integer")
@@ -215,11 +221,9 @@ class Rules:
             raise bad("rank_order", " ".join(ro), "a rank appears twice")
         if not ro:
             raise bad("rank_order", "", "the deck needs at least one rank")
-        if self.decks not in (1, 2):
-            raise bad("decks", self.decks, "must be 1 or 2")
         if not 0 <= self.jokers <= 2:
             raise bad("jokers", self.jokers, "must be 0, 1 or 2 per deck")
-        max_players = 8 if self.decks == 1 else 12
+        max_players = MAX_PLAYERS[self.decks]
         if not 3 <= self.players <= max_players:
             raise bad("players", self.players, f"must be 3..{max_players} with {self.decks} deck(s)")
         if len(ro) + (self.jokers > 0) < 2:
@@ -266,6 +270,8 @@ class Rules:
 
         self._validate_section5(bad, deck_ranks)
         self._validate_section8(bad)
+        if self.decks == 1.5:
+            self._validate_deck_and_a_half(bad)
         if self.equal_play_skips and not self.equal_rank_beats:
             raise bad("equal_play_skips", True, "needs equal_rank_beats")
         if self.eight_cut and ("8" not in ro or "8" in wild):
@@ -366,6 +372,24 @@ class Rules:
         if self.combinations == "poker":
             self._validate_poker(bad)
 
+    def _validate_deck_and_a_half(self, bad: Any) -> None:
+        """Fine point 18: with ``decks 1.5`` the options whose two-deck meaning doubles a count, and the
+        suit-aware options of section 8 (the second pack has no clubs or diamonds), are refused."""
+        refused = {
+            "power_ranks": bool(self.power_ranks), "revolution_by_singles": self.revolution_by_singles,
+            "suit_order": self.suit_order != SUITS, "suit_rule": self.suit_rule != "none",
+            "high_cards": bool(self.high_cards), "runs": self.runs != 0, "combinations": self.combinations != "sets",
+        }
+        for opt, on in refused.items():
+            if on:
+                value = getattr(self, opt)
+                if opt == "power_ranks":
+                    value = {r: list(v) for r, v in value}
+                elif isinstance(value, tuple):
+                    value = " ".join(value) if opt == "suit_order" else list(value)
+                raise bad(opt, value, "is not allowed with decks 1.5 (a deck and a half: rule book section 10 "
+                          "fine point 18)")
+
     def _validate_poker(self, bad: Any) -> None:
         """Section 8 fine point 7: the options refused with poker combinations, and ours (docs/rules.md 41)."""
         refused = {
@@ -404,9 +428,26 @@ class Rules:
         return tuple(card[:-1] for card in self.high_cards)
 
     @property
+    def copies_per_rank(self) -> int:
+        """Cards of each natural rank in the pack: 4 x decks (six with a deck and a half)."""
+        return int(4 * self.decks)
+
+    @property
+    def joker_packs(self) -> int:
+        """Packs whose jokers are dealt: ``decks``, but one with a deck and a half (fine point 18)."""
+        return 1 if self.decks == 1.5 else int(self.decks)
+
+    def suit_copies(self, suit: str) -> int:
+        """Copies of each card of ``suit``: ``decks``; with a deck and a half two of hearts and spades, one of
+        clubs and diamonds (the second pack is its hearts and spades)."""
+        if self.decks == 1.5:
+            return 2 if suit in ("H", "S") else 1
+        return int(self.decks)
+
+    @property
     def n_cards(self) -> int:
         """Cards in the pack."""
-        return self.decks * (4 * len(self.rank_order) + self.jokers)
+        return self.copies_per_rank * len(self.rank_order) + self.joker_packs * self.jokers
 
     @property
     def smallest_hand(self) -> int:
@@ -414,8 +455,8 @@ class Rules:
 
     @property
     def max_set(self) -> int:
-        """The largest set that can be played: 4 x decks."""
-        return 4 * self.decks
+        """The largest set that can be played: 4 x decks (six with a deck and a half)."""
+        return self.copies_per_rank
 
     @property
     def points(self) -> tuple[int, ...]:
@@ -562,6 +603,8 @@ PRESET_TABLE: dict[str, tuple[str, dict[str, Any]]] = {
 PRESET_TABLE["daifugo_runs"] = ("seed 001 (Daifugo with sequences)", {**PRESET_TABLE["daifugo"][1], "runs": 3})
 PRESET_TABLE["rich_man_poor_man"] = ("seed 000 first section (Rich Man, Poor Man)", {
     "combinations": "poker", "suit_order": ("C", "S", "H", "D"), "wild_ranks": {"2"}})
+PRESET_TABLE["deck_and_a_half"] = ("seed 004 (5-6 players, a deck and a half)", {
+    "decks": 1.5, "players": 5, "extra_cards_to": "top_ranks"})
 PRESET_ALIASES = {"hubéres": "huberes", "hűbéres": "huberes"}
 PRESETS: tuple[str, ...] = tuple(PRESET_TABLE)
 

@@ -273,7 +273,7 @@ def _consts(rules: Rules) -> Consts:  # noqa: C901 - one table after another
     # ------------------------------------------------------------------ options
     o = opt
     o[F.O_P], o[F.O_C], o[F.O_K], o[F.O_R], o[F.O_S], o[F.O_A] = P, C, K, R, S, A
-    o[F.O_DECKS], o[F.O_DIR], o[F.O_RN], o[F.O_NNAT] = rules.decks, d, t.n_natural_play, nat_kinds
+    o[F.O_DECKS], o[F.O_DIR], o[F.O_RN], o[F.O_NNAT] = int(rules.decks), d, t.n_natural_play, nat_kinds
     o[F.O_WILD_PLAY] = R - 1 if t.has_wild else -1
     o[F.O_HAS_WILD] = t.has_wild
     o[F.O_OP8:F.O_N8 + 1] = lay.offsets()
