@@ -13,7 +13,9 @@ Game parameters: ``preset`` (a preset name, or a small variant of
 (``players=5``, ``pass_rule=locks_out``): an int option or a bool option (``0`` / ``1``) is an int
 parameter, ``-1`` meaning the preset's value; every other option is a string parameter, ``""``
 meaning the preset's value, ``"none"`` for ``None``, lists as text (``exchange=2 1``,
-``trump_ranks=2``). :meth:`PresidentGame.from_rules` makes the game of any ``Rules``.
+``trump_ranks=2``). ``decks`` is an int parameter (``decks=2``); a deck and a half is
+``preset=deck_and_a_half`` (with any other option changed), and :meth:`PresidentGame.from_rules` writes
+rules with ``decks`` 1.5 that way. :meth:`PresidentGame.from_rules` makes the game of any ``Rules``.
 
 The deal is chance nodes: first the dealer's seat (the first hand of a session, as the engine
 draws it from the key), then the cards one at a time, player 0's first, each player's cards in
@@ -69,7 +71,8 @@ DEFAULT_MAX_HANDS = 30
 
 _HINTS = typing.get_type_hints(Rules)
 _OPTIONS = tuple(f.name for f in fields(Rules) if f.name != "name")
-_INT_OPTIONS = tuple(o for o in _OPTIONS if _HINTS[o] in (int, bool, int | None))
+# decks (1, 1.5 or 2) is an int parameter like the others: a deck and a half comes from preset=deck_and_a_half
+_INT_OPTIONS = tuple(o for o in _OPTIONS if _HINTS[o] in (int, bool, int | None, int | float))
 _BOOL_OPTIONS = tuple(o for o in _OPTIONS if _HINTS[o] is bool)
 _INT_TUPLE_OPTIONS = tuple(o for o in _OPTIONS if _HINTS[o] in (tuple[int, ...], tuple[int, ...] | None))
 
@@ -125,6 +128,8 @@ def rules_from_params(params: dict[str, Any]) -> tuple[Rules, str, int]:
 def params_for_rules(rules: Rules, episode: str = "hand", max_hands: int = DEFAULT_MAX_HANDS) -> dict[str, Any]:
     """Game parameters that describe ``rules`` (its preset, and the options that differ from it)."""
     base_name = rules.name if rules.name in PRESET_TABLE or rules.name in SMALL_VARIANT_TABLE else "president"
+    if rules.decks == 1.5 and variant_rules(base_name).decks != 1.5:
+        base_name = "deck_and_a_half"     # the int parameter decks cannot say 1.5; this preset's decks does
     base = variant_rules(base_name).to_dict()
     mine = rules.to_dict()
     params: dict[str, Any] = {"preset": base_name, "episode": episode, "max_hands": max_hands}

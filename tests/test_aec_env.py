@@ -269,7 +269,7 @@ def _split(rules, seed=0):
     return {f"player_{p}": [t.card_names[c] for c in perm[p::rules.players]] for p in range(rules.players)}
 
 
-@pytest.mark.parametrize("name", ["president", "double_deck", "daifugo"])
+@pytest.mark.parametrize("name", ["president", "double_deck", "daifugo", "deck_and_a_half"])
 def test_reset_from_a_given_deal(name):
     env = raw_env(name)
     deal = _split(env.rules, seed=3)
@@ -353,6 +353,7 @@ def shuffle_hidden(rules, state: State, viewer: int, rng: np.random.Generator) -
 
 
 @pytest.mark.parametrize("name,start", [("president", None), ("daifugo", "random"), ("double_deck", "random"),
+                                        ("deck_and_a_half", "random"),
                                         ("huberes", None), ("expose_hands", "random"), ("merchants", "random"),
                                         ("sofia", None), ("hamish_allan", "random"), ("suit_ranking", "random"),
                                         ("follow_suit", None), ("reversing_colour", None),

@@ -88,7 +88,8 @@ def test_agent_files_follow_the_umask(tmp_path, umask, mode):
     read_agent_file(path)  # still a valid agent file
 
 
-@pytest.mark.parametrize("name", ["president", "double_deck", "huberes", "rich_man_poor_man", "daifugo_runs"])
+@pytest.mark.parametrize("name", ["president", "double_deck", "deck_and_a_half", "huberes", "rich_man_poor_man",
+                                  "daifugo_runs"])
 def test_play_keeps_within_80_columns(name):
     rules = preset(name, hands_per_session=1)
     out = io.StringIO()

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import president_env
-from president_env.core import PRESETS, init, preset, tables
+from president_env.core import PRESETS, Rules, RulesError, init, preset, tables
 
 try:
     import pyspiel
@@ -69,6 +69,19 @@ def test_load_game_and_parameters():
                     hands_per_session=4)
     g2 = pos.PresidentGame.from_rules(custom, episode="session")
     assert pyspiel.load_game(str(g2)).rules == custom
+
+
+@needs_openspiel
+def test_a_deck_and_a_half_is_its_preset_and_any_rules_with_it_round_trip():
+    game = pyspiel.load_game("president(preset=deck_and_a_half,players=6)")
+    assert game.rules == preset("deck_and_a_half", players=6) and game.rules.decks == 1.5
+    assert pyspiel.load_game("president(decks=2,players=9)").rules.decks == 2   # decks stays an int parameter
+    custom = Rules(decks=1.5, players=7, pass_rule="locks_out")
+    g = pos.PresidentGame.from_rules(custom)
+    assert g.get_parameters()["preset"] == "deck_and_a_half"
+    assert pyspiel.load_game(str(g)).rules == custom
+    with pytest.raises(RulesError, match=r"decks=3: must be 1, 1\.5"):
+        pyspiel.load_game("president(decks=3)")
 
 
 @pytest.mark.parametrize("text, words", [

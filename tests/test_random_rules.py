@@ -33,6 +33,7 @@ players, a target nobody can reach); their reproductions at the end check the re
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 import functools
 import zlib
 
@@ -52,6 +53,13 @@ from president_env.core.state import field_names
 
 FAST_SEED, FAST_COMBOS = 20240601, 60
 SLOW_SEED, SLOW_COMBOS = 777, 600
+# A deck and a half (decks 1.5, fine point 18): candidates of their own seeds, turned into decks 1.5 (so that the
+# candidates above, and the golden records drawn from them, stay those drawn before it existed)
+HALF_SEED, HALF_COMBOS = 15, 16
+HALF_SLOW_SEED, HALF_SLOW_COMBOS = 1515, 120
+# the options refused with decks 1.5, and the value a deck-and-a-half candidate takes
+HALF_REFUSED = {"power_ranks": (), "revolution_by_singles": False, "suit_order": ("C", "D", "H", "S"),
+                "suit_rule": "none", "high_cards": (), "runs": 0, "combinations": "sets"}
 KEPT_AT_LEAST = 0.4  # of the candidates drawn
 POKER_SHARE = 0.2    # of the candidates turned into poker rule sets
 POKER_REFERENCE_CARDS = 6  # the brute-force poker reference is checked on hands this small
@@ -253,12 +261,30 @@ class Drawn:
     refused: int
 
 
-def draw_rules(seed: int, n: int) -> Drawn:
-    """Candidates from ``seed`` until ``n`` are kept."""
+def deck_and_a_half(o: dict) -> dict:
+    """A candidate turned into a deck and a half: ``decks`` 1.5, 3 to 10 players, and (mostly) the options
+    refused with it at their defaults; a few keep one (refused: the error must name it). From a side generator
+    seeded by the candidate, as :func:`_poker_options`."""
+    canon = repr(sorted((k, sorted(v) if isinstance(v, (set, frozenset)) else v) for k, v in o.items()))
+    side = np.random.default_rng(zlib.crc32(("half " + canon).encode()))
+    o = dict(o, decks=1.5, players=int(side.integers(3, 11)))
+    if o["combinations"] == "poker":   # poker's own refusals dropped suit rules and runs: keep those off
+        o["combinations"] = "sets"
+    keep = list(HALF_REFUSED)[int(side.integers(len(HALF_REFUSED)))] if side.random() < 0.1 else None
+    for name, value in HALF_REFUSED.items():
+        if name != keep:
+            o[name] = value
+    return o
+
+
+def draw_rules(seed: int, n: int, transform: Callable[[dict], dict] | None = None) -> Drawn:
+    """Candidates from ``seed`` (each passed through ``transform``, if given) until ``n`` are kept."""
     rng = np.random.default_rng(seed)
     out = Drawn([], 0, 0)
     while len(out.kept) < n and out.tried < 10 * n:
         opts = random_options(rng)
+        if transform is not None:
+            opts = transform(opts)
         assert set(opts) == set(OPTION_NAMES) - {"name"}, "the generator draws every option"
         out.tried += 1
         try:
@@ -274,6 +300,8 @@ def draw_rules(seed: int, n: int) -> Drawn:
 
 FAST = draw_rules(FAST_SEED, FAST_COMBOS)
 SLOW = draw_rules(SLOW_SEED, SLOW_COMBOS)
+HALF = draw_rules(HALF_SEED, HALF_COMBOS, deck_and_a_half)
+HALF_SLOW = draw_rules(HALF_SLOW_SEED, HALF_SLOW_COMBOS, deck_and_a_half)
 
 
 # --------------------------------------------------------------------------- card-level legal actions
@@ -716,7 +744,9 @@ def _describe(drawn: Drawn) -> str:
     return f"{len(drawn.kept)} kept, {drawn.refused} refused of {drawn.tried}"
 
 
-@pytest.mark.parametrize("drawn", [FAST, pytest.param(SLOW, marks=pytest.mark.slow)], ids=["fast", "slow"])
+@pytest.mark.parametrize("drawn", [FAST, pytest.param(SLOW, marks=pytest.mark.slow), HALF,
+                                   pytest.param(HALF_SLOW, marks=pytest.mark.slow)],
+                         ids=["fast", "slow", "half", "half-slow"])
 def test_most_candidates_are_kept(drawn: Drawn) -> None:
     assert len(drawn.kept) >= KEPT_AT_LEAST * drawn.tried, _describe(drawn)
     assert drawn.refused > 0, "the generator also draws combinations Rules refuses"
@@ -742,6 +772,25 @@ def test_random_rule_set(index: int, rules: Rules) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("index,rules", SLOW.kept, ids=[f"candidate{i}" for i, _ in SLOW.kept])
 def test_random_rule_set_slow(index: int, rules: Rules) -> None:
+    check_rules(index, rules)
+
+
+def test_the_deck_and_a_half_rule_sets_vary() -> None:
+    kept = [r for _, r in HALF.kept]
+    assert all(r.decks == 1.5 for r in kept)
+    assert len({r.players for r in kept}) >= 4 and any(r.players > 8 for r in kept)
+    assert any(r.complete_set_clears for r in kept) and any(r.quick_clear for r in kept)
+    assert any(r.wild_ranks for r in kept) and any(r.first_lead == "lowest_card" for r in kept)
+
+
+@pytest.mark.parametrize("index,rules", HALF.kept, ids=[f"half{i}" for i, _ in HALF.kept])
+def test_random_deck_and_a_half_rule_set(index: int, rules: Rules) -> None:
+    check_rules(index, rules)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("index,rules", HALF_SLOW.kept, ids=[f"half{i}" for i, _ in HALF_SLOW.kept])
+def test_random_deck_and_a_half_rule_set_slow(index: int, rules: Rules) -> None:
     check_rules(index, rules)
 
 

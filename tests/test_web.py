@@ -250,7 +250,7 @@ def test_an_agent_file_plays_by_name_from_the_agent_folders(tmp_path):
     assert str(tmp_path) not in r.json()["error"]
 
 
-@pytest.mark.parametrize("name", ["merchants", "expose_hands", "daifugo", "double_deck"])
+@pytest.mark.parametrize("name", ["merchants", "expose_hands", "daifugo", "double_deck", "deck_and_a_half"])
 def test_every_kind_of_decision_can_be_played(client, name):
     token, view = _start(client, preset=name, seed=6, hands=2, opponents=["heuristic"], random_ranks=True)
     seen = set()
