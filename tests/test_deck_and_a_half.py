@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from helpers import actor, game, hand, legal_moves, play, top
 
-from president_env.core import Rules, RulesError, init, preset, step_inplace, tables
+from president_env.core import Rules, RulesError, init, preset, tables
 from president_env.core.actions import action_id, describe_action, n_actions
 from president_env.core.records import Recorder, random_actions, read_records, replay, write_records
 from president_env.core.rules import MAX_PLAYERS

@@ -33,9 +33,9 @@ players, a target nobody can reach); their reproductions at the end check the re
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 import functools
 import zlib
+from collections.abc import Callable
 
 import numpy as np
 import pytest
