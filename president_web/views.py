@@ -66,8 +66,8 @@ def cards_view(rules: Rules, row: np.ndarray) -> list[dict[str, Any]]:
 def match_token(rules: Rules, card: int) -> str:
     """What identifies a card among a move's cards: its kind on rank-based rules (the engine picks the
     suits), its name on card-level rules (``*`` for a wild card: the engine picks which wild cards go;
-    ``*D`` where sets name their wild cards' suits, ``Rules.names_wild_cards``) and in poker (every pick
-    names its card)."""
+    ``*2D`` where sets name their wild cards, ``Rules.names_wild_cards``) and in poker (every pick names its
+    card)."""
     t = tables(rules)
     if rules.poker:
         return t.card_names[card]
@@ -75,8 +75,8 @@ def match_token(rules: Rules, card: int) -> str:
         return t.kinds[t.card_kind[card]]
     if not t.card_wild[card]:
         return t.card_names[card]
-    if rules.names_wild_cards and t.card_suit[card] >= 0:
-        return "*" + rules.suit_order[t.card_suit[card]]
+    if rules.names_wild_cards:
+        return "*" + t.card_names[card]
     return "*"
 
 

@@ -4,7 +4,7 @@ hand-built hands; then the card-level give-backs, records and random games of th
 
 Moves are written as the natural cards an action names, in deck order, as ``action_table`` lists them:
 ``"7C"``, ``"7C 7H"``, ``"7C +1"`` (one wild card added), ``"+2"`` (two wild cards alone), and where
-a set names its wild cards' suits (``Rules.names_wild_cards``) ``"7C +S"`` (a wild spade), ``"+C D"``,
+a set names its wild cards (``Rules.names_wild_cards``) ``"7C +9S"`` (a wild 9S), ``"+9C 9D"``,
 ``"run 5S 6S 7S"`` (a run names every card of its window, wild cards standing for the ones not held),
 ``"pass"``.
 """
@@ -26,6 +26,7 @@ from president_env.core import (
     RulesError,
     action_table,
     card_names,
+    describe_action,
     init,
     preset,
     step,
@@ -59,7 +60,7 @@ def _name(r: Rules, i: int) -> str:
         return f"run {cards}" + (f" ({int(at.run[i])})" if len(at.cards[i]) < int(at.run[i]) else "")
     w = int(at.wild[i])
     if at.names_wild and w:
-        w = " ".join(at.wild_suits[i])
+        w = " ".join(at.wild_cards[i])
     return (f"{cards} +{w}" if cards else f"+{w}") if w else cards
 
 
@@ -130,42 +131,72 @@ class TestSuitRank:
         r = R(suit_rule="rank", wild_ranks={"9"})
         assert r.names_wild_cards and action_table(r).names_wild
         st = game(r, ["7C 9C 9S 3C", "4C", "5C", "6C"], rest_to=3)
-        assert {"7C +C", "7C +S", "7C +C S", "+C", "+S", "+C S"} <= moves(r, st)
-        assert "7C +D" not in moves(r, st)                       # no wild diamond held
-        assert go(r, st, (0, "7C +S")) is not None and moved(r, go(r, st, (0, "7C +S"))) == ["7C", "9S"]
-        assert moved(r, go(r, st, (0, "7C +C"))) == ["7C", "9C"]
+        assert {"7C +9C", "7C +9S", "7C +9C 9S", "+9C", "+9S", "+9C 9S"} <= moves(r, st)
+        assert "7C +9D" not in moves(r, st)                       # no wild diamond held
+        assert go(r, st, (0, "7C +9S")) is not None and moved(r, go(r, st, (0, "7C +9S"))) == ["7C", "9S"]
+        assert moved(r, go(r, st, (0, "7C +9C"))) == ["7C", "9C"]
 
     def test_a_chosen_wild_card_beats_where_the_weakest_does_not(self) -> None:
         r = R(suit_rule="rank", wild_ranks={"9"})
         st = game(r, ["7D 7H 3C", "7C 9C 9S 4C", "5C", "6C"], rest_to=3)
         st = go(r, st, (0, "7D 7H"))
-        assert "7C +S" in moves(r, st)                           # 9S: a spade beats the hearts on top
-        assert "7C +C" not in moves(r, st)                       # the weakest wild card, 9C: clubs only
-        st = go(r, st, (1, "7C +S"))
+        assert "7C +9S" in moves(r, st)                           # 9S: a spade beats the hearts on top
+        assert "7C +9C" not in moves(r, st)                       # the weakest wild card, 9C: clubs only
+        st = go(r, st, (1, "7C +9S"))
         assert on_top(r, st) == ["7C", "9S"] and "9C" in hand(r, st, 1)
 
-    def test_the_least_wild_card_of_a_named_suit_is_used(self) -> None:
-        r = R(suit_rule="rank", wild_ranks={"9", "4"})          # two wild ranks: 4S before 9S (rank order)
+    def test_two_wild_ranks_name_each_wild_card(self) -> None:
+        # section 8 fine point 10: the player chooses the wild cards too; with fours and nines wild, 7C + 4S and
+        # 7C + 9S are two actions (one id named the suit and played the lowest wild spade)
+        r = R(suit_rule="rank", wild_ranks={"9", "4"})
         st = game(r, ["7C 9S 4S 3C", "5C", "6C", "8C"], rest_to=3)
-        assert "7C +S S" in moves(r, st) and "7C +S" in moves(r, st)
-        assert moved(r, go(r, st, (0, "7C +S"))) == ["4S", "7C"]
+        assert {"7C +4S 9S", "7C +4S", "7C +9S", "+4S", "+9S", "+4S 9S"} <= moves(r, st)
+        assert moved(r, go(r, st, (0, "7C +4S"))) == ["4S", "7C"]
+        assert moved(r, go(r, st, (0, "7C +9S"))) == ["7C", "9S"]
+        words = {describe_action(r, _ids(r)[m]) for m in ("7C +4S", "7C +9S")}
+        assert words == {"pair 7C + wild 4S", "pair 7C + wild 9S"}
+
+    def test_two_wild_ranks_let_the_player_keep_the_card_it_may_finish_on(self) -> None:
+        # the issue's case: 3D and 2D both wild, twos forbidden to finish on: lead 2D, go out on 3D
+        r = R(suit_rule="rank", rank_order="3 4 5 6 7 8 9 T J Q K A 2", wild_ranks={"3", "2"},
+              forbidden_finish={"2"}, first_lead="dealer_left")
+        st = game(r, ["3D 2D", "5C 6C", "7C 8C", "9C TC"], rest_to=3, dealer=3)
+        assert {"+2D", "+3D", "+3D 2D"} <= moves(r, st)
+        st = go(r, st, (0, "+2D"))
+        assert moved(r, st) == ["2D"] and hand(r, st, 0) == ["3D"]
+        st = go(r, st, (1, "pass"), (2, "pass"), (3, "pass"))
+        st = go(r, st, (0, "+3D"))
+        assert int(st.finish[0, 0]) == 0                         # first place: 3D is no forbidden finish
+        st2 = go(r, game(r, ["3D 2D", "5C 6C", "7C 8C", "9C TC"], rest_to=3, dealer=3), (0, "+3D"))
+        st2 = go(r, st2, (1, "pass"), (2, "pass"), (3, "pass"), (0, "+2D"))
+        assert int(st2.finish[0, 0]) == 3                        # finishing on 2D takes the worst place
+
+    def test_a_wild_give_back_names_its_card(self) -> None:
+        r = R(suit_rule="rank", wild_ranks={"9", "4"})
+        st = game(r, ["7C 3C 5D 4S", "5C", "6C", "9S 8C"], rest_to=3, start_ranks=[0, 1, 2, 3])
+        assert int(st.phase[0]) == EXCHANGE and actor(st) == 0 and "9S" in hand(r, st, 0)   # the Scum's best
+        gives = {m for m in moves(r, st) if m.startswith("+")}
+        assert gives == {"+4S", "+9S"}
+        words = {describe_action(r, _ids(r)[m], exchange=True) for m in gives}
+        assert words == {"give back a wild 4S", "give back a wild 9S"}
+        assert moved(r, go(r, st, (0, "+9S"))) == ["9S"]
 
     def test_two_decks_name_each_wild_suit_with_its_copies(self) -> None:
         r = R(suit_rule="rank", wild_ranks={"9"}, decks=2)
         st = game(r, ["7C 9S 9S 9C 4C", "7D 7H 3C", "5C", "6C"], rest_to=3)
-        assert {"7C +S", "7C +C", "7C +S S", "7C +C S", "+S S", "+C S S"} <= moves(r, st)
-        assert moved(r, go(r, st, (0, "7C +S S"))) == ["7C", "9S", "9S"]
-        st = go(r, st, (0, "7C +C"))
+        assert {"7C +9S", "7C +9C", "7C +9S 9S", "7C +9C 9S", "+9S 9S", "+9C 9S 9S"} <= moves(r, st)
+        assert moved(r, go(r, st, (0, "7C +9S 9S"))) == ["7C", "9S", "9S"]
+        st = go(r, st, (0, "7C +9C"))
         assert "7D 7H" in moves(r, st)                         # hearts beat the wild club
-        st = go(r, game(r, ["7C 9S 9S 9C 4C", "7D 7H 3C", "5C", "6C"], rest_to=3), (0, "7C +S"))
+        st = go(r, game(r, ["7C 9S 9S 9C 4C", "7D 7H 3C", "5C", "6C"], rest_to=3), (0, "7C +9S"))
         assert "7D 7H" not in moves(r, st)                     # not the wild spade
 
     def test_a_wild_card_is_given_back_by_its_suit(self) -> None:
         r = R(suit_rule="colour", wild_ranks={"9"})
         st = game(r, ["7C 3C 4D", "5C", "6C", "9S 9D 8C"], rest_to=3, start_ranks=[0, 1, 2, 3])
         assert int(st.phase[0]) == EXCHANGE and actor(st) == 0 and "9S" in hand(r, st, 0)   # the best card came
-        assert moves(r, st) == {"7C", "3C", "4D", "+S"}
-        st = go(r, st, (0, "+S"))
+        assert moves(r, st) == {"7C", "3C", "4D", "+9S"}
+        st = go(r, st, (0, "+9S"))
         assert moved(r, st) == ["9S"] and "9S" in hand(r, st, 3)
 
     def test_sets_of_one_rank_compare_by_their_strongest_suit(self) -> None:
@@ -213,22 +244,22 @@ class TestSuitRank:
         r = R(suit_rule="rank", wild_ranks={"9"})
         st = game(r, ["7D 7H 3C", "7C 9S 4C", "5C", "6C"], rest_to=3)
         st = go(r, st, (0, "7D 7H"))
-        assert "7C +S" in moves(r, st)                           # 9S stands in: its spade is the strongest suit
-        st = go(r, st, (1, "7C +S"))
+        assert "7C +9S" in moves(r, st)                           # 9S stands in: its spade is the strongest suit
+        st = go(r, st, (1, "7C +9S"))
         assert sorted(moved(r, st)) == ["7C", "9S"]
         st = game(r, ["7D 7H 3C", "7C 9C 4C", "5C", "6C"], rest_to=3)
         st = go(r, st, (0, "7D 7H"))
-        assert "7C +C" not in moves(r, st)                       # 7C and 9C: clubs only
+        assert "7C +9C" not in moves(r, st)                       # 7C and 9C: clubs only
 
     def test_all_wild_sets_stay_equal(self) -> None:
         r = R(suit_rule="rank", wild_ranks={"9"})
         st = game(r, ["9C 3C", "9S 4C", "5C", "6C"], rest_to=3)
-        st = go(r, st, (0, "+C"))
+        st = go(r, st, (0, "+9C"))
         assert moved(r, st) == ["9C"]
-        assert "+S" not in moves(r, st)                          # 9S alone is an all-wild single: equal
+        assert "+9S" not in moves(r, st)                          # 9S alone is an all-wild single: equal
         r = R(suit_rule="rank", wild_ranks={"9"}, equal_rank_beats=True)
-        st = go(r, game(r, ["9C 3C", "9S 4C", "5C", "6C"], rest_to=3), (0, "+C"))
-        assert "+S" in moves(r, st)
+        st = go(r, game(r, ["9C 3C", "9S 4C", "5C", "6C"], rest_to=3), (0, "+9C"))
+        assert "+9S" in moves(r, st)
 
     def test_a_higher_rank_still_beats_whatever_its_suit(self) -> None:
         r = R(suit_rule="rank")
@@ -269,7 +300,7 @@ class TestFollowSuit:
     @pytest.mark.parametrize("options, single", [
         ({"jokers": 1}, "JK"),                                   # a joker of joker_mode high
         ({"jokers": 1, "joker_mode": "wild", "wild_ranks": {"JK"}}, "+1"),
-        ({"wild_ranks": {"9"}}, "+C"),                           # a wild nine: its printed club binds nothing
+        ({"wild_ranks": {"9"}}, "+9C"),                           # a wild nine: its printed club binds nothing
     ])
     def test_a_joker_or_wild_single_follows_any_suit(self, options, single) -> None:
         r = R(suit_rule="follow", **options)
@@ -367,7 +398,7 @@ class TestReversingColour:
         assert "7D +1" not in moves(r, st)
         r = R(suit_rule="colour", wild_ranks={"9"})               # a wild nine counts as no colour, printed red
         st = go(r, game(r, ["7C 7S 3C", "7D 9H 4C", "5C", "6C"], rest_to=3), (0, "7C 7S"))
-        assert "7D +H" not in moves(r, st)
+        assert "7D +9H" not in moves(r, st)
         r = R(suit_rule="colour", jokers=2, equal_rank_beats=True)
         st = go(r, game(r, ["JK 3C", "JK 4C", "5C", "6C"], rest_to=3), (0, "JK"))
         assert "JK" not in moves(r, st)                          # jokers have no colour
@@ -904,3 +935,28 @@ def test_the_set_and_run_tables_are_indexed_as_the_compiled_mask_reads_them() ->
             assert (runs[F.R_NEXT_SUIT, i], runs[F.R_NEXT_LEN, i]) == (next_suit, next_len), (rules.name, i)
             assert all(runs[F.R_SUIT, x] != runs[F.R_SUIT, i] or runs[F.R_LEN, x] >= runs[F.R_LEN, i]
                        for x in later), (rules.name, i)
+
+
+# --------------------------------------------------------------------------- rank: a joker against a suited card
+@pytest.mark.parametrize("equal_rank_beats", [False, True])
+def test_a_joker_never_beats_a_transparent_card_counting_as_a_joker(equal_rank_beats: bool) -> None:
+    # section 8 fine point 1: a transparent 4D on a JK counts as a joker but keeps its suit; a joker has none,
+    # so the 4D's set holds the strongest suit card and is higher: no tie, equal_rank_beats does not apply
+    r = R(suit_rule="rank", jokers=2, transparent_rank="4", equal_rank_beats=equal_rank_beats,
+          first_lead="dealer_left")
+    st = game(r, ["JK 5C", "4D 6C", "JK 7C", "8C 9C"], rest_to=3, dealer=3)
+    st = go(r, st, (0, "JK"), (1, "4D"))
+    assert top(r, st) == "JK" and on_top(r, st) == ["4D"]
+    assert "JK" not in moves(r, st)
+    # the other way round: a transparent card still beats a joker, whatever the suits (choice 33)
+    st = go(r, game(r, ["JK 5C", "4C 6C", "JK 7C", "8C 9C"], rest_to=3, dealer=3), (0, "JK"))
+    assert "4C" in moves(r, st)
+
+
+def test_a_joker_on_a_joker_is_still_a_tie_for_equal_rank_beats() -> None:
+    r = R(suit_rule="rank", jokers=2, equal_rank_beats=True, first_lead="dealer_left")
+    st = go(r, game(r, ["JK 5C", "JK 6C", "7C", "8C 9C"], rest_to=3, dealer=3), (0, "JK"))
+    assert "JK" in moves(r, st)
+    r2 = r.replace(equal_rank_beats=False)
+    st = go(r2, game(r2, ["JK 5C", "JK 6C", "7C", "8C 9C"], rest_to=3, dealer=3), (0, "JK"))
+    assert "JK" not in moves(r2, st)

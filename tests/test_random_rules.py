@@ -353,15 +353,14 @@ def reference_card_legal(rules: Rules, st: State, b: int) -> np.ndarray:  # noqa
                   if (t.play_kind[p] in kinds_held if t.play_kind[p] >= 0 else wild > 0) for j in ids]
 
     def wild_taken(j: int) -> list[int] | None:
-        """The wild cards set j takes: the least held (choice 1), or where sets name their wild cards' suits
-        (section 8 fine point 10) the least of each suit named; None when the player lacks them."""
+        """The wild cards set j takes: the least held (choice 1), or where sets name their wild cards
+        (section 8 fine point 10) those named; None when the player lacks them."""
         w = int(table.wild[j])
         if not table.names_wild:
             return wild_cards[:w] if len(wild_cards) >= w else None
         out, left = [], list(wild_cards)
-        for x in table.wild_suits[j]:
-            c = next((c for c in left if (t.card_names[c] == "JK" if x == "JK" else t.card_names[c][-1] == x
-                                          and t.card_names[c] != "JK")), None)
+        for x in table.wild_cards[j]:
+            c = next((c for c in left if t.card_names[c] == x), None)
             if c is None:
                 return None
             out.append(c)
@@ -447,6 +446,8 @@ def reference_card_legal(rules: Rules, st: State, b: int) -> np.ndarray:  # noqa
                     mine, theirs = best_suit(cards, True), best_suit(top_cards, False)
                     if mine >= 0 and theirs >= 0:
                         cmp = int(np.sign(mine - theirs))
+                    elif mine >= 0 or theirs >= 0:    # a suit card against none: the suit card is higher
+                        cmp = 1 if mine >= 0 else -1
                 if cmp == 0 and rules.wild_tie != "equal" and (w > 0) != bool(st.top_wild[b]):
                     cmp = 1 if (w == 0) == (rules.wild_tie == "natural_higher") else -1
                 bound = cmp > 0 or (cmp == 0 and bound)

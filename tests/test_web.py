@@ -594,3 +594,21 @@ def test_president_serve_starts_a_server_on_localhost(tmp_path):
         proc.terminate()
         out, _ = proc.communicate(timeout=20)
     assert f"http://127.0.0.1:{port}/" in out
+
+
+def test_two_wild_ranks_give_every_move_its_own_selection():
+    # section 8 fine point 10: with fours and nines wild under a suit rule, 7C + 4S and 7C + 9S are two moves,
+    # and the cards a player clicks (their match tokens) pick exactly one of them
+    from helpers import game
+
+    from president_env.core import Rules
+    from president_web.views import legal_moves
+
+    r = Rules(players=4, first_lead="dealer", hands_per_session=1, exchange=(1,), rank_order="3 4 5 6 7 8 9",
+              suit_rule="rank", wild_ranks={"9", "4"})
+    st = game(r, ["7C 9S 4S 3C", "5C", "6C", "8C"], rest_to=3)
+    moves = legal_moves(r, st)
+    matches = [json.dumps(m["match"]) for m in moves if m["id"]]
+    assert len(matches) == len(set(matches))
+    by_cards = {tuple(sorted(m["cards"])): m for m in moves}
+    assert by_cards[("4S", "7C")]["match"] == ["*4S", "7C"] and by_cards[("7C", "9S")]["match"] == ["*9S", "7C"]

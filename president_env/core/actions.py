@@ -12,7 +12,8 @@ the *sets*, grouped by the rank-level id above and within it by the number of wi
 (none first), each naming its natural cards exactly ("pair 7C 7H", "three 7D 7S + 1 wild");
 then the *runs* ("run 5S 6S 7S": a suit, a lowest rank and a length). An action names the
 natural cards; the wild cards it uses are the least wild cards held (like the rank-based
-table, which takes wild cards last). In a run the engine plays the named natural card
+table, which takes wild cards last), except where suits are compared and wild cards have
+suits (``Rules.names_wild_cards``): there a set names its wild cards too ("pair 7C + wild 2D"). In a run the engine plays the named natural card
 where held and a wild card for each one missing. A give-back or trade names one card (a
 single's id). See ``docs/rules.md`` (card-level actions) for why this table and its sizes.
 """
@@ -51,9 +52,9 @@ class ActionTable:
     pick: np.ndarray | None = None            # poker: (A,) card-name index a pick names (poker.ClaimTable.pick_names),
     #                                           -1 for pass and the claims
     claim_words: tuple[str, ...] = ()         # poker: words of pass and each claim (poker.ClaimTable.words)
-    wild_suits: tuple[tuple[str, ...], ...] = ()  # card-level under ``Rules.names_wild_cards``: the suits of the
-    #                                           wild cards each set names ("D"; "JK" for a wild joker, which has
-    #                                           no suit), ``wild[i]`` of them; empty otherwise
+    wild_cards: tuple[tuple[str, ...], ...] = ()  # card-level under ``Rules.names_wild_cards``: the wild cards
+    #                                           each set names ("2D"; "JK" for a wild joker), ``wild[i]`` of them;
+    #                                           empty otherwise
 
     @property
     def n(self) -> int:
@@ -69,8 +70,8 @@ class ActionTable:
 
     @property
     def names_wild(self) -> bool:
-        """Whether sets name their wild cards' suits (``Rules.names_wild_cards``), not only count them."""
-        return bool(self.wild_suits)
+        """Whether sets name their wild cards (``Rules.names_wild_cards``), not only count them."""
+        return bool(self.wild_cards)
 
     def words(self, i: int) -> str:
         """Action ``i`` in words: 'pair of 7s', or on card-level rules 'pair 7C 7H', 'run 5S 6S 7S', or in
@@ -79,7 +80,7 @@ class ActionTable:
             return f"pick {self.cards[i][0]}" if self.pick[i] >= 0 else self.claim_words[i]
         if not self.card_level or i == 0:
             return _words(self.names[i], int(self.size[i]))
-        named = self.wild_suits[i] if self.wild_suits else ()
+        named = self.wild_cards[i] if self.wild_cards else ()
         return _card_words(self.cards[i], int(self.size[i]), int(self.wild[i]), int(self.run[i]), named)
 
     def rows(self) -> list[dict]:
@@ -89,8 +90,8 @@ class ActionTable:
             row = {"id": i, "rank": self.names[i] or None, "size": int(self.size[i]), "words": self.words(i)}
             if self.card_level:
                 row.update(cards=list(self.cards[i]), wild=int(self.wild[i]), run=int(self.run[i]))
-                if self.wild_suits:
-                    row.update(wild_suits=list(self.wild_suits[i]))
+                if self.wild_cards:
+                    row.update(wild_cards=list(self.wild_cards[i]))
             if self.poker:
                 row.update(cards=list(self.cards[i]), pick=bool(self.pick[i] >= 0))
             out.append(row)
@@ -142,19 +143,18 @@ def _card_level_table(rules: Rules, t: Tables) -> ActionTable:
     """Pass; every set as (rank-level id, natural cards, wild cards); every run.
 
     A set's wild cards are a count, except under ``Rules.names_wild_cards`` (section 8 fine point 10),
-    where the set names their suits too (a wild joker has none: "JK"): ``pair 7C + wild D`` and
-    ``pair 7C + wild C`` are two actions; the engine plays the least wild card of each named suit."""
+    where the set names them too: ``pair 7C + wild 2D`` and ``pair 7C + wild 2C`` are two actions, and with
+    threes wild as well ``pair 7C + wild 3D`` a third (their printed ranks matter to ``forbidden_finish``
+    and to what the others see); the engine plays the named wild cards."""
     S = rules.max_set
     n_wild = int(t.card_wild.sum())
     copies: dict[str, int] = {}
     for name in t.card_names:
         copies[name] = copies.get(name, 0) + 1
     named = rules.names_wild_cards
-    for c in np.flatnonzero(t.card_wild):  # wild cards by suit ("JK": a wild joker)
-        token = "JK" if t.card_suit[c] < 0 else rules.suit_order[t.card_suit[c]]
-        copies["*" + token] = copies.get("*" + token, 0) + 1
-    wild_tokens = [x[1:] for x in copies if x.startswith("*")]
-    wild_tokens.sort(key=lambda x: rules.suit_order.index(x) if x != "JK" else 4)
+    wild_tokens = wild_card_names(t)
+    for c in np.flatnonzero(t.card_wild):
+        copies["*" + t.card_names[c]] = copies.get("*" + t.card_names[c], 0) + 1
 
     def combos(names: list[str], m: int, prefix: str = "") -> list[tuple[str, ...]]:
         return [c for c in itertools.combinations_with_replacement(names, m)
@@ -186,8 +186,14 @@ def _card_level_table(rules: Rules, t: Tables) -> ActionTable:
         names=("",) + tuple(t.play_ranks[r] for r in rank[1:]),
         cards=tuple(r[2] for r in rows), wild=np.array([r[3] for r in rows], dtype=np.int64),
         run=np.array([r[4] for r in rows], dtype=np.int64), rank_id=np.array([r[5] for r in rows], dtype=np.int64),
-        wild_suits=tuple(r[6] for r in rows) if named else (),
+        wild_cards=tuple(r[6] for r in rows) if named else (),
     )
+
+
+def wild_card_names(t: Tables) -> list[str]:
+    """The names of the pack's wild cards, once each, in card order (wild ranks in ``rank_order``, each by
+    suit, then ``JK``): the tokens a set names its wild cards by, and the engine's wild-card slots."""
+    return list(dict.fromkeys(t.card_names[c] for c in np.flatnonzero(t.card_wild)))
 
 
 def _runs(rules: Rules, t: Tables) -> list[tuple[int, int, tuple[str, ...], int, int, int]]:
@@ -233,9 +239,8 @@ def action_id(rules: Rules, rank: str, size: int) -> int:
 def card_action_id(rules: Rules, cards: list[str] | tuple[str, ...], run: bool = False) -> int:
     """Card-level rules: the id of the set of ``cards`` (natural cards by name, wild cards by name or
     as ``"WILD"``: which wild cards go is the engine's choice; under ``Rules.names_wild_cards`` a set
-    names its wild cards' suits, so a wild card is named by a card of its suit, "2D", and ``"WILD"`` is
-    refused), or with ``run=True`` of the run whose window holds exactly the natural ``cards`` named
-    (``["5S", "6S", "7S"]``)."""
+    names its wild cards, "2D", and ``"WILD"`` is refused), or with ``run=True`` of the run whose window
+    holds exactly the natural ``cards`` named (``["5S", "6S", "7S"]``)."""
     if not rules.card_level:
         raise ValueError("these rules are rank-based: use action_id(rules, rank, size)")
     t, at = tables(rules), action_table(rules)
@@ -246,14 +251,14 @@ def card_action_id(rules: Rules, cards: list[str] | tuple[str, ...], run: bool =
         raise ValueError(f"unknown card(s) {unknown} for these rules (cards look like 3C, TD, JK)")
     named = at.names_wild and not run
     if named and "WILD" in names:
-        raise ValueError("these rules compare suits and a set names its wild cards' suits: name the wild cards "
+        raise ValueError("these rules compare suits and a set names its wild cards: name the wild cards "
                          "(2D, not WILD)")
     natural = tuple(sorted(n for n in names if n not in wild_cards and n != "WILD"))
-    wild = sorted(("JK" if n in ("JK", "BJ", "RJ") else n[-1]) for n in names if n in wild_cards or n == "WILD")
+    wild = sorted(n for n in names if n in wild_cards or n == "WILD")
     for i in range(1, at.n):
         if bool(at.run[i]) != run or tuple(sorted(at.cards[i])) != natural:
             continue
-        if run or (sorted(at.wild_suits[i]) == wild if named else at.wild[i] == len(wild)):
+        if run or (sorted(at.wild_cards[i]) == wild if named else at.wild[i] == len(wild)):
             return i
     raise ValueError(f"no {'run' if run else 'set'} of the cards {list(cards)} in the action table of these rules")
 
@@ -282,15 +287,15 @@ def pick_id(rules: Rules, card: str) -> int:
     return ct.pick_id(name)
 
 
-def _card_words(cards: tuple[str, ...], size: int, wild: int, run: int, wild_suits: tuple[str, ...] = ()) -> str:
-    """'pair 7C 7H', 'three 7D 7S + 1 wild', or where sets name their wild cards' suits 'pair 7C + wild D'
-    ('pair of wild cards C D' alone)."""
+def _card_words(cards: tuple[str, ...], size: int, wild: int, run: int, wild_cards: tuple[str, ...] = ()) -> str:
+    """'pair 7C 7H', 'three 7D 7S + 1 wild', or where sets name their wild cards 'pair 7C + wild 2D'
+    ('pair of wild cards 2C 3D' alone)."""
     if run:
         return f"run {' '.join(cards)}" + (f" ({run} cards, {run - len(cards)} wild)" if len(cards) < run else "")
     if not cards:
-        return _words(WILD, size) + (f" {' '.join(wild_suits)}" if wild_suits else "")
-    if wild_suits:
-        shown = " ".join(cards) + f" + wild {' '.join(wild_suits)}"
+        return _words(WILD, size) + (f" {' '.join(wild_cards)}" if wild_cards else "")
+    if wild_cards:
+        shown = " ".join(cards) + f" + wild {' '.join(wild_cards)}"
     else:
         shown = " ".join(cards) + (f" + {wild} wild" if wild else "")
     return f"{_SIZE_WORDS.get(size, f'{size} x')} {shown}"
@@ -321,6 +326,8 @@ def describe_action(rules: Rules, action: int, exchange: bool = False, trade: bo
         return f"{'trade' if trade else 'give back'} a {table.cards[action][0]}"
     if (exchange or trade) and size >= 1:
         card = table.cards[action][0] if table.card_level and table.cards[action] else None
+        if card is None and table.names_wild and table.wild_cards[action]:
+            card = f"wild {table.wild_cards[action][0]}"       # the wild card it names (fine point 9)
         card = card or ("wild card" if name == WILD else name)
         return f"{'trade' if trade else 'give back'} a {card}"
     return table.words(action)

@@ -94,7 +94,7 @@ from .legal import order_in_force, rank_extras, rank_intervals
 @inlined
 def held(G, T, seat, W):
     """What ``seat`` holds, counted as the sets need it: (suited (K, 4) natural cards by kind and suit,
-    per_kind (K,), wild per slot (5,): suit places and wild jokers, wild cards in all)."""
+    per_kind (K,), wild cards per slot (one slot per wild card name: C_SLOT), wild cards in all)."""
     hands = G[5]
     opt, card, kind = T[0], T[2], T[4]
     K, C = opt[O_K], hands.shape[1]
@@ -103,7 +103,7 @@ def held(G, T, seat, W):
         per_kind[k] = 0
         for s in range(4):
             suited[k, s] = 0
-    for s in range(5):
+    for s in range(T[10].shape[0] - SF_WS0):          # one slot per wild card name (fields.SF_WS0)
         slots[s] = 0
     wild = 0
     for c in range(C):
@@ -134,7 +134,7 @@ def holds(T, j, suited, per_kind, slots, wild, named):
                 if suited[k, s] < sets[SF_NEED0 + s, j]:
                     return False
     if named:
-        for s in range(5):
+        for s in range(sets.shape[0] - SF_WS0):
             if slots[s] < sets[SF_WS0 + s, j]:
                 return False
     return True
@@ -235,6 +235,10 @@ def card_mask(G, T, W):  # noqa: C901 - one block per suit rule
                             key_s = (3 - weakest if weakest < 4 else -1) if rev else sets[SF_HI, j]
                             if key_s >= 0 and top_key >= 0:
                                 cmp = 1 if key_s > top_key else (-1 if key_s < top_key else 0)
+                            elif key_s >= 0 or top_key >= 0:
+                                # one side holds a suit card and the other none (jokers: a transparent card
+                                # counting as a joker keeps its suit): no tie, the suit card is higher
+                                cmp = 1 if key_s >= 0 else -1
                         if cmp == 0 and opt[O_WILD_TIE] != TIE_EQUAL and has_wild:
                             mine = sets[SF_W, j] > 0
                             if mine != top_wild:
@@ -417,8 +421,8 @@ def select(G, T, seat, a, sel):
                             m -= 1
     n_nat = n
     if opt[O_HAS_WILD]:
-        if opt[O_NAMED_WILD] and not is_run:   # the least wild card held of each suit the set names
-            for s in range(5):
+        if opt[O_NAMED_WILD] and not is_run:   # the wild cards the set names (a copy held of each)
+            for s in range(sets.shape[0] - SF_WS0):
                 m = sets[SF_WS0 + s, a]
                 for k in range(kind.shape[1]):
                     if m > 0 and kind[K_WILD, k]:

@@ -14,7 +14,7 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from .. import observation_layout as O
-from ..actions import action_table
+from ..actions import action_table, wild_card_names
 from ..cards import printed_rank, tables
 from ..poker import claim_table
 from ..rules import Rules
@@ -109,7 +109,8 @@ def _consts(rules: Rules) -> Consts:  # noqa: C901 - one table after another
     card[F.C_FSUIT] = np.where(printed, suit, -1)
     card[F.C_NAT8] = [(k < nat_kinds and not t.card_wild[c] and t.kinds[k] == "8")
                       for c, k in enumerate(t.card_kind)]
-    card[F.C_SLOT] = np.where(t.card_wild, np.where(suit >= 0, suit, 4), -1)
+    wild_slot = {n: i for i, n in enumerate(wild_card_names(t))}      # a wild card's slot: its name's place
+    card[F.C_SLOT] = [wild_slot[n] if t.card_wild[c] else -1 for c, n in enumerate(t.card_names)]
     card[F.C_FIRST] = [first_copy[n] for n in t.card_names]
     card[F.C_NATPOS] = [(int(suit[c]) * nat_kinds + int(k)) if (k < nat_kinds and not t.card_wild[c]) else -1
                         for c, k in enumerate(t.card_kind)]
@@ -166,7 +167,7 @@ def _consts(rules: Rules) -> Consts:  # noqa: C901 - one table after another
 
     # ------------------------------------------------------------------ card-level sets and runs
     A_rank = 1 + R * S
-    sets = np.zeros((F.N_SET_FIELDS, A if at.card_level else 0), dtype=np.int32)
+    sets = np.zeros((F.SF_WS0 + len(wild_slot), A if at.card_level else 0), dtype=np.int32)
     rid = np.zeros((2, A_rank if at.card_level else 0), dtype=np.int32)
     runs = np.zeros((10, 0), dtype=np.int32)
     Js = Jr = W = 0
@@ -182,8 +183,8 @@ def _consts(rules: Rules) -> Consts:  # noqa: C901 - one table after another
             k = int(t.play_kind[p])
             names = at.cards[j]
             sts = [int(suit[name_index[n]]) for n in names if suit[name_index[n]] >= 0]   # printed suits
-            wsuits = at.wild_suits[j] if at.names_wild else ()
-            sts_all = sts + [rules.suit_order.index(x) for x in wsuits if x != "JK"]
+            wnames = at.wild_cards[j] if at.names_wild else ()
+            sts_all = sts + [int(suit[name_index[x]]) for x in wnames if suit[name_index[x]] >= 0]
             sets[F.SF_P, j], sets[F.SF_N, j], sets[F.SF_W, j] = p, at.size[j], at.wild[j]
             sets[F.SF_HI, j] = max(sts_all, default=-1)
             sets[F.SF_LO, j] = min(sts_all, default=4)
@@ -200,8 +201,8 @@ def _consts(rules: Rules) -> Consts:  # noqa: C901 - one table after another
                     sets[F.SF_NEED0 + int(suit[name_index[n]]), j] += 1
             else:
                 sets[F.SF_NEED0, j] = len(names)
-            for x in wsuits:
-                sets[F.SF_WS0 + (4 if x == "JK" else rules.suit_order.index(x)), j] += 1
+            for x in wnames:
+                sets[F.SF_WS0 + wild_slot[x], j] += 1
         W = int(at.wild[1:Js + 1].max()) if Js else 0
         for p in range(R):
             idx = np.flatnonzero(at.rank[1:Js + 1] == p) + 1

@@ -71,10 +71,10 @@ K_PLAY, K_WILD, K_HIGH, K_START, K_COUNT, K_FORBID, K_SUITED = range(7)
 # sched (3, N_EX): the exchange decisions in order
 EX_DECIDER, EX_PARTNER, EX_KIND = range(3)
 # give (1, N_GIVE), points (1, P)
-# sets (rows, A): card-level sets, by action id (runs and pass: unused)
+# sets (rows, A): card-level sets, by action id (runs and pass: unused); rows SF_WS0 + i count the wild cards
+# of slot i the set names (a slot per wild card name, actions.wild_card_names: C_SLOT), one row per slot
 (SF_P, SF_N, SF_W, SF_HI, SF_LO, SF_RED, SF_BLACK, SF_COLOUR, SF_FSUIT, SF_LOW, SF_RID, SF_SUITLESS,
- SF_NEED0, SF_NEED1, SF_NEED2, SF_NEED3, SF_WS0, SF_WS1, SF_WS2, SF_WS3, SF_WS4) = range(21)
-N_SET_FIELDS = 21
+ SF_NEED0, SF_NEED1, SF_NEED2, SF_NEED3, SF_WS0) = range(17)
 # setkey (2, R * 16 * (W + 1)): where the sets of (play rank p, natural suits m as four bits, w wild cards)
 # lie in setlist, at [SK_START | SK_LEN, (p * 16 + m) * (W + 1) + w]; setlist (1, Js): set ids by key
 SK_START, SK_LEN = range(2)

@@ -143,8 +143,8 @@ else:
         o += 4 * K
         per_kind = carray(_pointer(a + 8 * o, np.int64), (K,))
         o += K
-        slots = carray(_pointer(a + 8 * o, np.int64), (5,))
-        o += 5
+        slots = carray(_pointer(a + 8 * o, np.int64), (C,))
+        o += C
         pres = carray(_pointer(a + 8 * o, np.int64), (4 * NNAT + 1,))
         o += 4 * NNAT + 1
         NR2, U = opt[O_NRP] + 2, opt[O_U]
@@ -176,7 +176,7 @@ def _scratch(base, opt, view):
     out, o = [], 0
     NR2, U = opt[O_NRP] + 2, opt[O_U]
     for n, shape in ((C, (C,)), (C, (C,)), (R, (R,)), (R, (R,)), (R, (R,)), (R * S, (R, S)), (R, (R,)),
-                     (4 * K, (K, 4)), (K, (K,)), (5, (5,)), (4 * NNAT + 1, (4 * NNAT + 1,)),
+                     (4 * K, (K, 4)), (K, (K,)), (C, (C,)), (4 * NNAT + 1, (4 * NNAT + 1,)),
                      (4 * NR2 * 5, (4, NR2, 5)), (2 * U, (2, U))):
         out.append(view(o, n, shape, np.int64))
         o += n
@@ -187,7 +187,7 @@ def _scratch_size(opt):
     """int64 words of the workspace."""
     C, R, S, K, NNAT = opt[O_C], opt[O_R], opt[O_S], opt[O_K], opt[O_NNAT]
     NR2, U = opt[O_NRP] + 2, opt[O_U]
-    return 2 * C + 4 * R + R * S + 4 * K + K + 5 + 4 * NNAT + 1 + 4 * NR2 * 5 + 2 * U
+    return 2 * C + 4 * R + R * S + 4 * K + K + C + 4 * NNAT + 1 + 4 * NR2 * 5 + 2 * U
 
 
 scratch_size = njit(forceinline=True)(_scratch_size)
