@@ -13,9 +13,10 @@ the *sets*, grouped by the rank-level id above and within it by the number of wi
 then the *runs* ("run 5S 6S 7S": a suit, a lowest rank and a length). An action names the
 natural cards; the wild cards it uses are the least wild cards held (like the rank-based
 table, which takes wild cards last), except where suits are compared and wild cards have
-suits (``Rules.names_wild_cards``): there a set names its wild cards too ("pair 7C + wild 2D"). In a run the engine plays the named natural card
-where held and a wild card for each one missing. A give-back or trade names one card (a
-single's id). See ``docs/rules.md`` (card-level actions) for why this table and its sizes.
+suits (``Rules.names_wild_cards``): there a set names its wild cards too ("pair 7C + wild
+2D"). In a run the engine plays the named natural card where held and a wild card for each
+one missing. A give-back or trade names one card (a single's id). See ``docs/rules.md``
+(card-level actions) for why this table and its sizes.
 """
 
 from __future__ import annotations
