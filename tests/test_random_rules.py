@@ -209,13 +209,23 @@ def random_options(rng: np.random.Generator) -> dict:  # noqa: C901 - one line p
     return o
 
 
+def side_generator(o: dict, tag: str) -> np.random.Generator:
+    """A generator seeded by the candidate ``o`` itself (and ``tag``), not the main generator.
+
+    Where a new option is drawn: in a function of its own, called at the end of :func:`random_options`, from
+    ``side_generator(o, "its name ")``. Drawing it from the main generator would change every candidate drawn
+    after it, and with them the random rule sets of the golden records (``tests/golden_records.py``); from a side
+    generator only the candidates that take a non-default value change (docs/adding_a_variant.md)."""
+    canon = repr(sorted((k, sorted(v) if isinstance(v, (set, frozenset)) else v) for k, v in o.items()))
+    return np.random.default_rng(zlib.crc32((tag + canon).encode()))
+
+
 def _paired_options(o: dict) -> None:
     """Pairs of options that meet in the rule book's fine points are drawn together more often than chance
     would: ``runs`` with ``complete_set_clears`` (fine point 6: complete sets do not apply to runs), and poker
     with wild twos (fine point 7: four cards of one rank, wild cards included, are no play). From a side
     generator seeded by the candidate, as :func:`_poker_options`."""
-    canon = repr(sorted((k, sorted(v) if isinstance(v, (set, frozenset)) else v) for k, v in o.items()))
-    side = np.random.default_rng(zlib.crc32(("paired " + canon).encode()))
+    side = side_generator(o, "paired ")
     if o["runs"] and o["combinations"] == "sets" and side.random() < 0.5:
         o["complete_set_clears"] = True
     natural_wild = {r for r in o["wild_ranks"] if r in o["rank_order"]}
@@ -237,8 +247,7 @@ def _poker_options(o: dict) -> None:
     Drawn from a generator seeded by the candidate itself, not from the main one, so that the other candidates
     stay those drawn before poker existed. Most poker candidates drop every refused option; a few keep one
     (refused: the error must name it)."""
-    canon = repr(sorted((k, sorted(v) if isinstance(v, (set, frozenset)) else v) for k, v in o.items()))
-    side = np.random.default_rng(zlib.crc32(canon.encode()))
+    side = side_generator(o, "")
     o["combinations"] = "sets"
     if side.random() >= POKER_SHARE:
         return
@@ -265,8 +274,7 @@ def deck_and_a_half(o: dict) -> dict:
     """A candidate turned into a deck and a half: ``decks`` 1.5, 3 to 10 players, and (mostly) the options
     refused with it at their defaults; a few keep one (refused: the error must name it). From a side generator
     seeded by the candidate, as :func:`_poker_options`."""
-    canon = repr(sorted((k, sorted(v) if isinstance(v, (set, frozenset)) else v) for k, v in o.items()))
-    side = np.random.default_rng(zlib.crc32(("half " + canon).encode()))
+    side = side_generator(o, "half ")
     o = dict(o, decks=1.5, players=int(side.integers(3, 11)))
     if o["combinations"] == "poker":   # poker's own refusals dropped suit rules and runs: keep those off
         o["combinations"] = "sets"
