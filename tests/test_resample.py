@@ -22,7 +22,7 @@ from president_env.core import (
     tables,
 )
 from president_env.core.records import random_actions
-from president_env.core.resample import resample, resample_game, worlds_from_observation
+from president_env.core.resample import WORLD_FIELDS, resample, resample_game, worlds_from_observation
 from president_env.core.state import field_names
 
 # What resample may change: the hidden hands and what derives from them.
@@ -299,3 +299,11 @@ def test_poker_claim_in_progress_is_kept_for_its_player_and_hidden_from_the_othe
     other = resample(rules, st, (actor + 1) % rules.players, 2, rng)
     assert (other.poker_claim == 0).all() and not other.picked.any()
     assert other.legal.any(axis=1).all()
+
+
+def test_every_state_field_says_where_a_world_takes_it_from():
+    """A new State field must be restored from the observation (or said unknowable) in
+    resample.WORLD_FIELDS, or search would play its worlds under the field's default without a word."""
+    missing = sorted(set(field_names()) - set(WORLD_FIELDS))
+    assert not missing, f"president_env/core/resample.py: WORLD_FIELDS says nothing of {missing}"
+    assert not set(WORLD_FIELDS) - set(field_names()), "WORLD_FIELDS names fields State no longer has"

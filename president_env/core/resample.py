@@ -348,6 +348,35 @@ def resample_game(rules: Rules, game: ScalarGame, player: int, n: int,
 
 
 # --------------------------------------------------------------------------- worlds from observations
+# Every field of State, and where _state_from_observation takes it from. A field added to State must be added
+# here, and restored from the observation (or said unknowable), or tests/test_resample.py fails: otherwise
+# search would silently play its worlds under a default value of the new field (docs/adding_a_variant.md).
+WORLD_FIELDS: dict[str, str] = {
+    "key": "fixed: 0 (a world's own deal is drawn by resample)", "hand_no": "fixed: 0",
+    "phase": "observation: phase", "seat_player": "fixed: the observer is player 0 in seat 0",
+    "dealer": "observation: social, or the seat before the observer", "social": "observation: social",
+    "hands": "the observer's hand from the observation; the others dealt by resample",
+    "counts": "derived from hands", "n_cards": "observation: card_counts", "current": "fixed: the observer",
+    "leader": "observation: social and phase", "top_rank": "observation: top", "top_size": "observation: top",
+    "top_owner": "observation: top_owner", "top_wild": "observation: top_wild",
+    "top_count": "observation: top_count", "first_lead": "derived: phase, social, played and top",
+    "passed": "observation: passed", "finish": "observation: finish", "next_best": "derived from finish",
+    "next_worst": "derived from finish", "revolution": "observation: revolution",
+    "direction": "observation: direction", "played": "observation: played",
+    "discarded": "derived: cards unseen", "exch_step": "observation: the exchange pieces",
+    "exch_in": "observation: the exchange pieces", "exch_out": "observation: the exchange pieces",
+    "points": "observation: points", "hand_points": "fixed: 0 (no hand has ended in a world)",
+    "hand_over": "fixed: false", "last_finish": "observation: social", "single_row": "observation: single_row",
+    "exposed": "observation: exposed", "trade_pick": "observation: the merchant's pick",
+    "top_own": "observation: top", "qc_count": "observation: clear_count",
+    "claim_rank": "observation: top and the quick-clear claim", "claim_next": "derived: who may still claim",
+    "top_run": "observation: top_run", "top_cards": "observation: top_cards",
+    "played_cards": "observation: played_cards", "moved": "fixed: false",
+    "poker_claim": "observation: the pending claim", "picked": "observation: picked",
+    "top_claim": "observation: the claim on top", "legal": "derived: refresh_legal",
+}
+
+
 def worlds_from_observation(rules: Rules, obs: np.ndarray, n: int, rng: np.random.Generator) -> State:
     """States (``n`` per observation row, row-major) consistent with observation rows of the player to act.
 
