@@ -40,3 +40,20 @@ def test_no_progress_means_no_lines(capsys):
     assert main(["evaluate", "--preset", "president", "--agents", "zoo:president,heuristic,heuristic,heuristic",
                  "--games", "2", "--hands", "1", "--no-progress"]) == 0
     assert "loading the agent" not in capsys.readouterr().err
+
+
+def test_ppo_on_sb3s_loop_shows_the_time_left_to_the_budget_not_to_the_timesteps(capsys):
+    import time
+    from types import SimpleNamespace
+
+    from training.train import DeadlineBar
+
+    bar = DeadlineBar(time.time() + 75)
+    bar.model = SimpleNamespace(get_env=lambda: SimpleNamespace(num_envs=256), num_timesteps=0)   # as SB3 sets it
+    bar.on_training_start({}, {})
+    for _ in range(32):
+        assert bar.on_step()
+    assert bar.bar.n == 32 * 256 and bar.bar.total is None   # no total: tqdm makes no estimate of its own
+    assert re.fullmatch(r"1:1\d left", bar.bar.postfix), bar.bar.postfix
+    bar.on_training_end()
+    assert re.search(r"1:1\d left", capsys.readouterr().err)
