@@ -27,6 +27,7 @@ from president_web import create_app
 from president_web.watch import RecordSet
 
 By = pytest.importorskip("selenium.webdriver.common.by").By
+StaleElementReferenceException = pytest.importorskip("selenium.common.exceptions").StaleElementReferenceException
 ui = pytest.importorskip("selenium.webdriver.support.ui")
 
 PHONE, DESKTOP = (390, 844), (1280, 720)
@@ -139,6 +140,15 @@ def test_play_fits_the_screen(server, browser, size, tmp_path):  # noqa: F811
         _viewport(browser, *DESKTOP)
 
 
+def _click_row(driver, text: str) -> bool:
+    """Click the hand list's row that holds ``text``; False when the list was redrawn under the click."""
+    try:
+        next(r for r in driver.find_elements(By.CSS_SELECTOR, "#hand-list tbody tr") if text in r.text).click()
+    except (StaleElementReferenceException, StopIteration):
+        return False
+    return True
+
+
 @pytest.fixture(scope="module")
 def big_hands(tmp_path_factory) -> Iterator[str]:
     """A server with a hand of seven players on two decks (14 and 15 cards each) and one of three on one (17, 18),
@@ -162,7 +172,7 @@ def test_watch_fits_big_hands(big_hands, browser, size, index, tmp_path):  # noq
         wait = ui.WebDriverWait(browser, 20)
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#hand-list tbody tr")) >= 2)
         want = "double_deck" if index == 0 else "president"
-        next(r for r in browser.find_elements(By.CSS_SELECTOR, "#hand-list tbody tr") if want in r.text).click()
+        wait.until(lambda d: _click_row(d, want))
         seats = 7 if index == 0 else 3
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#watch-table .seat")) == seats)
         held = [len(s.find_elements(By.CSS_SELECTOR, ".held .card")) for s in
