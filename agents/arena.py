@@ -382,13 +382,28 @@ def run_tournament(
     bar = None
     if progress:
         from tqdm import tqdm
-        bar = tqdm(total=deals * Q, unit="session", desc=desc or f"{rules.name} x{P}", leave=False)
+        warm_up(rules)   # compile or load the engine first, each step with its line: the bar's rate is play only
+        bar = tqdm(total=deals * Q, unit="session", desc=desc or f"{rules.name} x{P}", leave=False,
+                   bar_format=BAR_FORMAT)
     t0 = time.perf_counter()
     tally, _ = play_deals(rules, keys, game_ent, callers, per_batch, bar, draw_keys)
     seconds = time.perf_counter() - t0
     if bar is not None:
         bar.close()
     return _summarise(rules, names, deals, rotations, seed, seconds, game_ent, Q, tally, rating)
+
+
+BAR_FORMAT = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]"
+"""The tournament's bar: the sessions done and the time spent, and the time left only once a whole batch of deals
+is done (the sessions of a batch end near its end, together, so tqdm's estimate from them is wrong until then)."""
+
+
+def warm_up(rules: Rules) -> None:
+    """Deal, observe and step one game of ``rules``, so that the engine is compiled (or loaded from numba's cache)
+    now, with its progress lines, and not inside a progress bar."""
+    st = init(rules, batch_size=1, seed=0)
+    observe(rules, st, current_player(st))
+    step_inplace(rules, st, np.array([int(np.flatnonzero(st.legal[0])[0])]))
 
 
 def play_deals(rules: Rules, keys: np.ndarray, game_ent: np.ndarray, callers: list[_Caller], per_batch: int,
@@ -406,6 +421,9 @@ def play_deals(rules: Rules, keys: np.ndarray, game_ent: np.ndarray, callers: li
         d1 = min(len(keys), d0 + per_batch)
         gidx = np.arange(d0 * Q, d1 * Q)
         _play_chunk(rules, np.repeat(keys[d0:d1], Q), gidx, game_ent[gidx], callers, tally, bar, draw_keys, Q)
+        if bar is not None and d1 < len(keys):   # a whole batch done: now the time left can be estimated
+            left = bar.format_dict["elapsed"] * (len(keys) - d1) / d1
+            bar.set_postfix_str(f"about {bar.format_interval(left)} left", refresh=True)
     return tally, callers
 
 

@@ -17,7 +17,11 @@ the same table.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -114,7 +118,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     for name in names:
         if name not in built:
             try:
-                built[name] = make_agent(name, rules, trust_pickle=args.trust_pickle)
+                with loading_line(name, quiet=args.no_progress):
+                    built[name] = make_agent(name, rules, trust_pickle=args.trust_pickle)
             except (ValueError, FileNotFoundError, ImportError) as e:
                 raise UsageError(f"agent {name!r}: {e}") from None
         agent = built[name]
@@ -151,6 +156,19 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+@contextlib.contextmanager
+def loading_line(name: str, quiet: bool = False) -> Iterator[None]:
+    """For an agent that loads a file (``zoo:``, ``ppo:``, a path: torch and its weights, seconds on a busy
+    machine), a line on stderr before and after, so that the wait before the tournament's bar is named."""
+    if quiet or ":" not in name and not name.endswith((".safetensors", ".zip")):
+        yield
+        return
+    print(f"president: loading the agent {name}", file=sys.stderr, flush=True)
+    start = time.perf_counter()
+    yield
+    print(f"president: loaded {name} in {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+
+
 def _ray_tournament(args: argparse.Namespace, rules: Any, entrants: list[Any]) -> Any:
     """The tournament in Ray tasks (:mod:`training.ray_evaluate`); Ray missing or unreachable is a usage error."""
     from training.ray_cluster import RayUnavailable, import_ray
@@ -179,24 +197,14 @@ def print_result(result: Any, console: Console | None = None) -> None:
     r = result.rules
     title = (f"{r.name}, {r.players} players: {result.deals} deals x {result.sessions // result.deals} seatings "
              f"= {result.sessions} sessions, {result.hands} hands")
-    table = Table(title=title)
-    for col, just in (("entrant", "left"), ("points/hand", "right"), ("95% interval", "right"),
-                      ("President", "right"), ("Scum", "right"), ("mean place", "right"), ("95% interval", "right"),
-                      ("rating", "right")):
-        table.add_column(col, justify=just)
-    for e in result.entrants:
-        rating = (f"{e.rating_mu:.1f} ± {e.rating_sigma:.1f}" if e.rating_mu is not None else "-")
-        table.add_row(f"{e.index}:{e.agent}", f"{e.points_per_hand:+.3f}", _ci(e.points_ci95, "+.3f"),
-                      f"{e.president_rate:.1%}", f"{e.scum_rate:.1%}", f"{e.mean_position:.2f}",
-                      _ci(e.position_ci95, ".2f"), rating)
+    table = _entrants_table(result, title)
+    if _natural_width(console, table) > console.width:   # two lines a row, fewer columns, nothing cut
+        table = _entrants_table(result, title, narrow=True)
     console.print(table)
-    h2h = Table(title="head to head: share of hands row ahead of column")
-    h2h.add_column("")
     labels = [f"{e.index}:{e.agent}" for e in result.entrants]
-    for lab in labels:
-        h2h.add_column(lab, justify="right")
-    for i, lab in enumerate(labels):
-        h2h.add_row(lab, *["-" if i == j else f"{result.head_to_head[i, j]:.1%}" for j in range(len(labels))])
+    h2h = _h2h_table(result, labels, labels)
+    if _natural_width(console, h2h) > console.width:     # the columns by number only
+        h2h = _h2h_table(result, labels, [str(e.index) for e in result.entrants])
     console.print(h2h)
     diff, ci = result.difference(0)
     console.print(f"0:{result.entrants[0].agent} minus the mean of the others: {diff:+.3f} {_ci(ci, '+.3f')} "
@@ -206,3 +214,45 @@ def print_result(result: Any, console: Console | None = None) -> None:
                   f"{result.seconds:.1f} s ({rate:,.0f} sessions/s); intervals are over deals "
                   f"(mean ± 1.96 sd/√deals); place 1 = President; rating: OpenSkill Plackett-Luce mu ± sigma, "
                   f"one update per session")
+
+
+def _natural_width(console: Console, renderable: Any) -> int:
+    from rich.measure import Measurement
+
+    return Measurement.get(console, console.options.update_width(10_000), renderable).maximum
+
+
+def _entrants_table(result: Any, title: str, narrow: bool = False) -> Table:
+    """The entrants' figures: a column each, or (``narrow``, for 80 columns) each interval under its figure."""
+    from rich import box
+
+    if narrow:
+        table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
+        cols = (("entrant", "left"), ("points/hand\n[95% CI]", "right"), ("President", "right"),
+                ("Scum", "right"), ("mean place\n[95% CI]", "right"), ("rating", "right"))
+    else:
+        table = Table(title=title)
+        cols = (("entrant", "left"), ("points/hand", "right"), ("95% interval", "right"), ("President", "right"),
+                ("Scum", "right"), ("mean place", "right"), ("95% interval", "right"), ("rating", "right"))
+    for col, just in cols:   # only the entrant's name folds: a figure is never split or cut
+        table.add_column(col, justify=just, overflow="fold", no_wrap=col != "entrant")
+    for e in result.entrants:
+        rating = (f"{e.rating_mu:.1f} ± {e.rating_sigma:.1f}" if e.rating_mu is not None else "-")
+        points, place = (f"{e.points_per_hand:+.3f}", _ci(e.points_ci95, "+.3f")), \
+            (f"{e.mean_position:.2f}", _ci(e.position_ci95, ".2f"))
+        rates = (f"{e.president_rate:.1%}", f"{e.scum_rate:.1%}")
+        if narrow:
+            table.add_row(f"{e.index}:{e.agent}", "\n".join(points), *rates, "\n".join(place), rating)
+        else:
+            table.add_row(f"{e.index}:{e.agent}", *points, *rates, *place, rating)
+    return table
+
+
+def _h2h_table(result: Any, labels: list[str], heads: list[str]) -> Table:
+    h2h = Table(title="head to head: share of hands row ahead of column")
+    h2h.add_column("", overflow="fold")
+    for head in heads:
+        h2h.add_column(head, justify="right")
+    for i, lab in enumerate(labels):
+        h2h.add_row(lab, *["-" if i == j else f"{result.head_to_head[i, j]:.1%}" for j in range(len(labels))])
+    return h2h

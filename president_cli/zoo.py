@@ -104,20 +104,47 @@ def cmd_zoo(args: argparse.Namespace) -> int:
         print(markdown_commands(rows))
         return 0
     from rich.console import Console
+
+    console = Console()
+    console.print(zoo_table(rows, zoo_specs(rows), console))
+    return 0
+
+
+def zoo_table(rows: list[dict[str, Any]], specs: list[str], console: Any) -> Any:
+    """The zoo as a rich Table that fits the console (80 columns at least) without cutting a figure: a column per
+    figure when that fits whole, else three columns of two lines a row (three for the agent)."""
+    from rich import box
+    from rich.measure import Measurement
     from rich.table import Table
 
-    table = Table(title=f"The zoo: {len(rows)} trained agent(s) (use them as zoo:NAME, an earlier generation as "
-                        f"zoo:NAME@K)")
+    title = f"The zoo: {len(rows)} trained agent(s) (zoo:NAME; an earlier generation zoo:NAME@K)"
+    table = Table(title=title)
     table.add_column("agent", no_wrap=True)
     for col in ("players", "vs heuristic [95% CI]", "vs greedy [95% CI]", "vs the generation before", "deals",
                 "trained"):
-        table.add_column(col)
-    for r, spec in zip(rows, zoo_specs(rows), strict=True):
+        table.add_column(col, no_wrap=True)
+    for r, spec in zip(rows, specs, strict=True):
         before = _ci(r["vs_previous"]) if "vs_previous" in r else ""
         table.add_row(spec, str(r["players"]), _ci(r["vs_heuristic"]), _ci(r["vs_greedy"]), before,
                       str(r["vs_heuristic"]["deals"]), f"{r['train_minutes']:.1f} min, {r['timesteps']:,} steps")
-    Console().print(table)
-    return 0
+    if Measurement.get(console, console.options.update_width(10_000), table).maximum <= console.width:
+        return table
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, show_lines=False,
+                  caption="points a hand against P-1 copies [95% CI]; wider: one line a row")
+    table.add_column("agent", no_wrap=True)
+    for col in ("vs heuristic", "vs greedy", "vs generation\nbefore"):
+        table.add_column(col, no_wrap=True)
+    for i, (r, spec) in enumerate(zip(rows, specs, strict=True)):
+        before = _two_lines(r["vs_previous"]) if "vs_previous" in r else ""
+        who = (f"{spec}\n{r['players']} players, {r['vs_heuristic']['deals']} deals\n"
+               f"{r['train_minutes']:.1f} min, {r['timesteps'] / 1e6:.1f}M steps")
+        table.add_row(who, _two_lines(r["vs_heuristic"]), _two_lines(r["vs_greedy"]), before,
+                      end_section=i < len(rows) - 1)
+    return table
+
+
+def _two_lines(r: dict[str, Any]) -> str:
+    return f"{r['diff']:+.3f}\n[{r['low']:+.3f}, {r['high']:+.3f}]"
 
 
 def cmd_zoo_add(args: argparse.Namespace) -> int:  # noqa: C901 - one check after another, each named

@@ -102,7 +102,9 @@ Given deals
 
 from __future__ import annotations
 
+import inspect
 import operator
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import gymnasium
@@ -115,6 +117,7 @@ from .core import (
     PRESETS,
     IllegalActionError,
     Rules,
+    RulesError,
     State,
     describe_action,
     make_keys,
@@ -137,6 +140,29 @@ EPISODES = ("session", "hand")
 
 
 # --------------------------------------------------------------------------- shared helpers
+def check_arguments(where: str, env_args: Iterable[str], rule_overrides: Mapping[str, Any],
+                    reset_args: Iterable[str] = ("seed", "options")) -> None:
+    """Refuse keywords that are neither ``where``'s own arguments nor rule options, naming them as such.
+
+    ``seed`` and ``options`` belong to ``reset``; saying so beats listing the rule options for them.
+    """
+    from .core.rules import OPTION_NAMES
+
+    unknown = [k for k in rule_overrides if k not in OPTION_NAMES]
+    if not unknown:
+        return
+    late = [k for k in unknown if k in reset_args]
+    hint = f"; {', '.join(late)} {'goes' if len(late) == 1 else 'go'} to reset({late[0]}=...)" if late else ""
+    raise RulesError(f"{where}: unknown argument(s) {unknown}{hint}; its arguments are {', '.join(env_args)} "
+                     f"and the rule options ({', '.join(n for n in OPTION_NAMES if n != 'name')})")
+
+
+def env_arguments(init: Callable[..., Any]) -> tuple[str, ...]:
+    """The named parameters of an env's ``__init__`` (not ``self``, not its ``**rule_overrides``)."""
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return tuple(n for n, p in inspect.signature(init).parameters.items() if p.kind in kinds and n != "self")
+
+
 def make_rules(preset: str | Rules = "president", episode: str = "session", **rule_overrides: Any) -> Rules:
     """The rules an environment plays: a preset (or a Rules) with overrides, one hand when ``episode="hand"``."""
     if episode not in EPISODES:
@@ -285,6 +311,7 @@ class raw_env(AECEnv):
             raise ValueError(f"reward must be one of {REWARD_SCHEMES}, got {reward!r}")
         if not (start_ranks is None or start_ranks == "random" or not isinstance(start_ranks, str)):
             raise ValueError(f"start_ranks must be None, 'random' or positions by player, got {start_ranks!r}")
+        check_arguments("president_env.env", env_arguments(raw_env.__init__), rule_overrides)
         self.rules = make_rules(preset, episode, **rule_overrides)
         self.episode, self.reward_scheme, self.render_mode = episode, reward, render_mode
         self._start_ranks = None if start_ranks is None or start_ranks == "random" else np.asarray(start_ranks)[None]

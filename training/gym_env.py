@@ -46,7 +46,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from president_env.aec_env import raw_env, render_text
+from president_env.aec_env import check_arguments, env_arguments, raw_env, render_text
 from president_env.core import Rules
 
 Policy = Callable[[np.ndarray, np.ndarray, np.random.Generator], int]
@@ -91,6 +91,7 @@ class PresidentGymEnv(gymnasium.Env):
         self.illegal_action, self.illegal_reward = illegal_action, float(illegal_reward)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        check_arguments("PresidentGymEnv", env_arguments(PresidentGymEnv.__init__), rule_overrides)
         self.game = raw_env(preset, episode=episode, start_ranks=start_ranks, reward=reward, **rule_overrides)
         self.rules = self.game.rules
         P = self.rules.players

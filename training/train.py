@@ -430,9 +430,36 @@ def _learn(model: MaskablePPO, rules: Rules, s: TrainSettings, seats: int, venv:
         learn_by_seats(model, rollouts, remaining, monitor, s.n_envs * s.n_steps, reset_num_timesteps=not args.resume,
                        progress=args.progress, deadline=plan.ppo_end if plan else None)
     elif remaining:
-        model.learn(total_timesteps=remaining, callback=monitor, progress_bar=args.progress,
-                    reset_num_timesteps=not args.resume, tb_log_name="ppo")
+        # with a time budget, the bar says the time left to the budget, not SB3's estimate to --timesteps
+        bar = DeadlineBar(plan.ppo_end) if plan and args.progress else None
+        model.learn(total_timesteps=remaining, callback=[monitor, bar] if bar else monitor,
+                    progress_bar=args.progress and bar is None, reset_num_timesteps=not args.resume,
+                    tb_log_name="ppo")
     return monitor, plan
+
+
+class DeadlineBar(BaseCallback):
+    """PPO's bar on SB3's own loop under ``--minutes``: learner decisions so far and the time left to ``deadline``
+    (a ``time.time()``), as the several-seat loop shows them; SB3's bar would estimate the time to ``--timesteps``
+    (5,000,000 by default), far past the budget."""
+
+    def __init__(self, deadline: float) -> None:
+        super().__init__()
+        self.deadline = deadline
+        self.bar: Any = None
+
+    def _on_training_start(self) -> None:
+        self.bar = tqdm(total=None, unit="decision", desc="PPO: learner decisions", leave=False)
+
+    def _on_step(self) -> bool:
+        self.bar.update(self.training_env.num_envs)
+        if self.n_calls % 16 == 0:
+            left = max(0, round(self.deadline - time.time()))
+            self.bar.set_postfix_str(f"{left // 60}:{left % 60:02d} left", refresh=True)
+        return True
+
+    def _on_training_end(self) -> None:
+        self.bar.close()
 
 
 def format_result(result: TrainResult) -> str:

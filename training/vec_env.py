@@ -56,7 +56,15 @@ import gymnasium
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
-from president_env.aec_env import REWARD_SCHEMES, hand_rewards, make_rules, observation_box, render_text
+from president_env.aec_env import (
+    REWARD_SCHEMES,
+    check_arguments,
+    env_arguments,
+    hand_rewards,
+    make_rules,
+    observation_box,
+    render_text,
+)
 from president_env.core import OVER, IllegalActionError, Rules, init, make_keys, n_actions, step_inplace
 from president_env.core import observation as O
 from training.gym_env import fixed_learner
@@ -129,6 +137,8 @@ class PresidentVecEnv(VecEnv):
             raise ValueError(f"start_ranks must be None or 'random', got {start_ranks!r}")
         if render_mode not in (None, "ansi", "human"):
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        check_arguments("PresidentVecEnv", env_arguments(PresidentVecEnv.__init__), rule_overrides,
+                        reset_args=("options",))
         self.rules = make_rules(preset, episode, **rule_overrides)
         if reward not in REWARD_SCHEMES:
             raise ValueError(f"reward must be one of {REWARD_SCHEMES}, got {reward!r}")

@@ -142,8 +142,9 @@ class PresidentVectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        from president_env.aec_env import make_rules
+        from president_env.aec_env import check_arguments, env_arguments, make_rules
 
+        check_arguments("make_vec", env_arguments(PresidentVectorEnv.__init__), rule_overrides)
         rules = make_rules(preset, episode, **rule_overrides)
         if isinstance(opponents, (list, tuple)):
             opponents = [_as_opponent(p, rules) for p in opponents]
