@@ -421,7 +421,8 @@ def test_our_game_serializes_as_data_and_reads_back_without_unpickling(tmp_path)
         "__dict__=", "__dict__=" + __import__("base64").b64encode(
             b"cos\nsystem\n(S'touch " + str(marker).encode() + b"'\ntR.").decode() + "\n#")
     for bad, words in [(payload, "not the JSON"), (state.serialize().replace("/1", "/9"), "format"),
-                       (json.dumps({"format": pos.STATE_FORMAT, "history": [0, 999]}), r"action 1 \(999\) is not legal"),
+                       (json.dumps({"format": pos.STATE_FORMAT, "history": [0, 999]}),
+                        r"action 1 \(999\) is not legal"),
                        (json.dumps({"format": pos.STATE_FORMAT, "history": ["x"]}), "list of action ids")]:
         with pytest.raises(pos.StateTextError, match=words):
             game.deserialize_state(bad)
