@@ -22,7 +22,8 @@ from cli_run import run_cli
 from agents.agent_file import AgentFileError, FileAgent, read_agent_file, write_agent_file
 from agents.base import PolicyError
 from president_cli.main import main
-from president_env.core import init, make_keys, observe, preset, tables
+from president_env.core import init, make_keys, n_actions, observe, preset, tables
+from president_env.core import observation as O
 from president_env.core.records import (
     Recorder,
     RecordError,
@@ -286,3 +287,19 @@ def test_search_settings_have_upper_bounds(capsys):
     code, err = run_cli(["evaluate", "--preset", "president", "--agents",
                          "search:worlds=1000000000,random,random,random", "--games", "1", "--no-progress"], capsys)
     assert code == 2 and "worlds must be 1..4096" in err
+
+
+def test_exploitability_names_an_overflowing_sampled_network_and_refuses_a_tree_past_memory(tmp_path, capsys):
+    pytest.importorskip("pyspiel")
+    from president_env.small_variants import variant_rules
+
+    rules = variant_rules("micro")
+    sizes = [O.size(rules), 8, n_actions(rules)]
+    layers = [(np.zeros((sizes[1], sizes[0]), np.float32), np.full(sizes[1], 10.0, np.float32)),
+              (np.full((sizes[2], sizes[1]), -3e38, np.float32), np.zeros(sizes[2], np.float32))]   # logits -inf
+    path = write_agent_file(tmp_path / "inf.agent.safetensors", rules, layers)
+    code, err = run_cli(["exploitability", "--preset", "micro", "--agents", f"ppo-sample:{path}"], capsys)
+    assert code == 1 and "non-finite logit" in err and "Traceback" not in err, err
+    code, err = run_cli(["exploitability", "--preset", "president", "--agents", "random"], capsys)   # no 33 MB/s
+    assert code == 2 and "--preset president: an exact best response over a hand of president" in err, err
+    assert "would need about" in err and "GiB of memory" in err and "small variants" in err

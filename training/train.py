@@ -32,6 +32,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import json
+import pickle
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -43,7 +44,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm import tqdm
 
-from agents.agent_file import FileAgent, code_version, sb3_layers, write_agent_file
+from agents.agent_file import FileAgent, code_version, refusal_words, sb3_layers, write_agent_file
 from agents.sb3_policy import ModelError, check_rules, read_metadata, save_model
 from president_env.core import Rules
 from president_env.core.jsonio import JSONInputError, loads
@@ -275,8 +276,16 @@ def build_model(rules: Rules, s: TrainSettings, venv: PresidentVecEnv, args: Tra
         if meta is None:
             raise ModelError(f"{args.resume}: no president.json in the zip: not a checkpoint of `president train`")
         check_rules(args.resume, meta, rules)
-        return MaskablePPO.load(args.resume, env=venv, device="cpu", tensorboard_log=str(out / "tb"),
-                                custom_objects=_unpickled_stand_ins(args.resume, venv, s))
+        stand_ins = _unpickled_stand_ins(args.resume, venv, s)
+        try:
+            return MaskablePPO.load(args.resume, env=venv, device="cpu", tensorboard_log=str(out / "tb"),
+                                    custom_objects=stand_ins)
+        except pickle.UnpicklingError as e:     # torch's reader of weights found more than tensors
+            raise ModelError(f"--resume {args.resume}: its weights hold more than tensors, refused: reading them "
+                             f"would run code from the file ({refusal_words(e)})") from None
+        except Exception as e:  # noqa: BLE001 - any other way the zip is not a checkpoint of a run
+            raise ModelError(f"--resume {args.resume}: not a checkpoint of president train that resumes "
+                             f"({refusal_words(e)})") from None
     policy_kwargs: dict[str, Any] = {"net_arch": list(s.net_arch)}   # the file's, with init (see train())
     if init is not None and architecture(init)[1] != SB3_ACTIVATION:   # a class: SB3 pickles it, --resume rebuilds
         policy_kwargs["activation_fn"] = ACTIVATION_FNS[architecture(init)[1]]
