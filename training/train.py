@@ -303,8 +303,10 @@ def build_model(rules: Rules, s: TrainSettings, venv: PresidentVecEnv, args: Tra
 def _init_agent(rules: Rules, args: TrainArgs) -> FileAgent | None:
     """The agent file of ``--init``, read and checked before any work (its network's shape is the run's: a
     different ``net_arch`` setting is refused)."""
-    if not args.init:
+    if args.init is None:
         return None
+    if not args.init.strip():
+        raise ValueError("--init is empty: give an agent file (a path or zoo:NAME), or leave it out for a new network")
     if args.resume:
         raise ValueError("--init starts a run and --resume continues one: give one of them")
     agent = read_init_agent(rules, args.init)
