@@ -101,7 +101,8 @@ def test_a_killed_or_interrupted_simulate_leaves_the_old_records_file_intact(tmp
                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         try:
             deadline = time.time() + 120
-            while not any(p.stat().st_size > 0 for p in tmp_path.glob(".r.jsonl.*.part")):  # writing has begun
+            # writing has begun, a few sessions in (a session of president is well under 500 KB of records)
+            while not any(p.stat().st_size > 500_000 for p in tmp_path.glob(".r.jsonl.*.part")):
                 assert proc.poll() is None and time.time() < deadline, proc.stderr.read() if proc.stderr else ""
                 time.sleep(0.05)
             proc.send_signal(sig)
