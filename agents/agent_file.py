@@ -76,6 +76,20 @@ class AgentFileError(ValueError):
 
 
 # --------------------------------------------------------------------------- writing
+def refusal_words(e: BaseException) -> str:
+    """What a restricted reader (``torch.load(weights_only=True)``) found wrong, without its advice: torch's
+    message suggests loading again with ``weights_only=False``, which would run the file's pickle, so only
+    its finding (``Unsupported global: GLOBAL os.system``) is kept."""
+    text = str(e)
+    found = re.search(r"WeightsUnpickler error:\s*([^\n]+)", text)
+    if found:
+        finding = re.split(r"\. (?=[A-Z])", found.group(1))[0]
+        return f"{type(e).__name__}: {finding[:200]}"
+    if "weights_only" in text or "pickle" in text.lower():
+        return type(e).__name__
+    return f"{type(e).__name__}: {text[:200]}"
+
+
 def code_version() -> str:
     """The package version and, when run from a git checkout, the commit (``0.1.0+abc1234``)."""
     from importlib.metadata import PackageNotFoundError, version
@@ -419,8 +433,8 @@ def export_sb3_zip(zip_path: str | os.PathLike, out: str | os.PathLike, rules: R
     try:
         state = torch.load(io.BytesIO(policy_raw), map_location="cpu", weights_only=True)
     except Exception as e:  # noqa: BLE001 - the restricted reader refuses anything but tensors
-        raise AgentFileError(f"{zip_path}: policy.pth holds more than tensors, refused ({type(e).__name__}: "
-                             f"{str(e)[:200]})") from None
+        raise AgentFileError(f"{zip_path}: policy.pth holds more than tensors, refused: reading it would run code "
+                             f"from the file ({refusal_words(e)})") from None
     try:
         layers = sb3_layers(state)
     except (KeyError, TypeError, AttributeError) as e:

@@ -205,11 +205,18 @@ class _Tally:
     possum: np.ndarray      # (G, P) sum of finishing positions (0 = President)
     ahead: np.ndarray       # (G, P, P) hands player i finished ahead of player j
     decisions: int = 0
+    over: np.ndarray | None = None   # (G,) bool: the session is finished
 
     @classmethod
     def zeros(cls, G: int, P: int) -> _Tally:
         z = lambda *s: np.zeros(s, np.int64)  # noqa: E731
-        return cls(points=z(G, P), hands=z(G), pres=z(G, P), scum=z(G, P), possum=z(G, P), ahead=z(G, P, P))
+        return cls(points=z(G, P), hands=z(G), pres=z(G, P), scum=z(G, P), possum=z(G, P), ahead=z(G, P, P),
+                   over=np.zeros(G, dtype=bool))
+
+    def take(self, games: np.ndarray) -> _Tally:
+        """The counters of sessions ``games`` only."""
+        return _Tally(self.points[games], self.hands[games], self.pres[games], self.scum[games],
+                      self.possum[games], self.ahead[games], self.decisions, self.over[games])
 
     def hands_over(self, g: np.ndarray, finish: np.ndarray) -> None:
         P = finish.shape[1]
@@ -344,6 +351,7 @@ def _play_chunk(rules: Rules, keys: np.ndarray, gidx: np.ndarray, ent_of_player:
         if newly.any():
             nd = np.flatnonzero(newly)
             tally.points[gidx[nd]] = st.points[nd]
+            tally.over[gidx[nd]] = True
             done |= newly
             if bar is not None:
                 bar.update(int(nd.size))
@@ -386,7 +394,19 @@ def run_tournament(
         bar = tqdm(total=deals * Q, unit="session", desc=desc or f"{rules.name} x{P}", leave=False,
                    bar_format=BAR_FORMAT)
     t0 = time.perf_counter()
-    tally, _ = play_deals(rules, keys, game_ent, callers, per_batch, bar, draw_keys)
+    tally = _Tally.zeros(game_ent.shape[0], P)
+    try:
+        play_deals(rules, keys, game_ent, callers, per_batch, bar, draw_keys, tally)
+    except KeyboardInterrupt:     # Ctrl-C: the figures of the deals whose every session finished
+        if bar is not None:
+            bar.close()
+        finished = np.flatnonzero(tally.over.reshape(deals, Q).all(axis=1))
+        partial = None
+        if finished.size:
+            games = (finished[:, None] * Q + np.arange(Q)).reshape(-1)
+            partial = _summarise(rules, names, int(finished.size), rotations, seed, time.perf_counter() - t0,
+                                 game_ent[games], Q, tally.take(games), rating)
+        raise TournamentInterrupted(partial, int(finished.size), deals) from None
     seconds = time.perf_counter() - t0
     if bar is not None:
         bar.close()
@@ -406,8 +426,18 @@ def warm_up(rules: Rules) -> None:
     step_inplace(rules, st, np.array([int(np.flatnonzero(st.legal[0])[0])]))
 
 
+class TournamentInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a tournament: ``result`` holds the figures of the ``finished`` deals (every rotation of each
+    played to its end) of the ``deals`` asked for, None when none had finished."""
+
+    def __init__(self, result: TournamentResult | None, finished: int, deals: int) -> None:
+        super().__init__(f"interrupted after {finished:,} of {deals:,} deals")
+        self.result, self.finished, self.deals = result, finished, deals
+
+
 def play_deals(rules: Rules, keys: np.ndarray, game_ent: np.ndarray, callers: list[_Caller], per_batch: int,
-               bar: Any = None, draw_keys: np.ndarray | None = None) -> tuple[_Tally, list[_Caller]]:
+               bar: Any = None, draw_keys: np.ndarray | None = None,
+               tally: _Tally | None = None) -> tuple[_Tally, list[_Caller]]:
     """Play ``keys``' deals (``game_ent``: the entrant of each player of each of their sessions, deal-major;
     ``draw_keys``: the entrants' random streams in each deal, (deals, P) uint64) in batches of ``per_batch``
     deals; return the tally and the callers after play (a Ray task's answer too)."""
@@ -416,7 +446,7 @@ def play_deals(rules: Rules, keys: np.ndarray, game_ent: np.ndarray, callers: li
         if any(cl.draws != "none" for cl in callers):
             raise ValueError("entrants that draw random numbers need draw_keys, their streams in each deal")
         draw_keys = np.zeros((len(keys), game_ent.shape[1]), np.uint64)
-    tally = _Tally.zeros(game_ent.shape[0], rules.players)
+    tally = tally if tally is not None else _Tally.zeros(game_ent.shape[0], rules.players)
     for d0 in range(0, len(keys), per_batch):
         d1 = min(len(keys), d0 + per_batch)
         gidx = np.arange(d0 * Q, d1 * Q)

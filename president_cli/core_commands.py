@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -31,7 +32,7 @@ from president_cli.argtypes import (
     seed_value,
 )
 from president_env.core import OVER, PRESETS, Rules, RulesError, init, make_keys, n_actions, preset
-from president_env.core.files import OutputError, atomic_writer, check_writable
+from president_env.core.files import OutputError, atomic_writer, check_writable, mark_complete, partial_path
 from president_env.core.records import (
     Recorder,
     RecordError,
@@ -61,7 +62,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--games", type=games_count, required=True, help="sessions to play (1..1,000,000)")
     p.add_argument("--seed", type=seed_value, default=0, help="seed of the deals and the random actions (default 0)")
     p.add_argument("--records", type=Path, required=True,
-                   help="output JSON-lines file (replaced only when every record is written)")
+                   help="output JSON-lines file, new unless --force (written only when every record is; Ctrl-C "
+                        "keeps the finished sessions in FILE.partial.jsonl)")
+    p.add_argument("--force", action="store_true", help="write over an existing --records file")
     p.add_argument("--hands", type=hands_count, default=None,
                    help="hands per session (default: play to the preset's target points)")
     p.add_argument("--random-ranks", action="store_true",
@@ -163,16 +166,19 @@ class SimulateSummary:
 
 
 def simulate(rules: Rules, games: int, seed: int, out: IO[str], random_ranks: bool = False, batch_size: int = 64,
-             progress: bool = True) -> SimulateSummary:
+             progress: bool = True, summary: SimulateSummary | None = None,
+             after_batch: Callable[[], None] | None = None) -> SimulateSummary:
     """Play ``games`` sessions with random legal actions; write records to ``out``; return the totals.
 
     Session ``g`` has the ``g``-th key of ``make_keys(games, seed)`` and draws its
     actions from ``numpy.random.default_rng([seed, g])``; records are written in
-    (session, hand) order, so the file does not depend on ``batch_size``.
+    (session, hand) order, so the file does not depend on ``batch_size``. ``summary`` (filled as the
+    batches finish, so an interrupted run's count is there) and ``after_batch`` (called when a batch's
+    records are written) let a caller keep what finished.
     """
     keys = make_keys(games, seed)
     A = n_actions(rules)
-    summary = SimulateSummary(rules.players)
+    summary = summary or SimulateSummary(rules.players)
     bar = tqdm(total=games, unit="session", disable=not progress or None, file=sys.stderr)
     try:
         for start in range(0, games, batch_size):
@@ -192,6 +198,8 @@ def simulate(rules: Rules, games: int, seed: int, out: IO[str], random_ranks: bo
             batch.sort(key=lambda r: (r["session"], r["hand"]))  # file order does not depend on batch_size
             write_records(out, batch)
             summary.add(batch, idx.size)
+            if after_batch is not None:
+                after_batch()
     finally:
         bar.close()
     return summary
@@ -209,12 +217,22 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     """Play random sessions, write their records (through a temporary file), print a summary."""
     rules = rules_from_args(args)
     writable_output(args.records, "--records")
+    if args.records.exists() and not args.force:
+        raise UsageError(f"--records {args.records} already exists: give another file, or --force to write over it")
+    s = SimulateSummary(rules.players)
+    keep = partial_path(args.records)
     try:
-        with atomic_writer(args.records) as f:
-            s = simulate(rules, args.games, args.seed, f, random_ranks=args.random_ranks,
-                         batch_size=args.batch_size, progress=not args.no_progress)
+        with atomic_writer(args.records, keep_partial=keep) as f:
+            simulate(rules, args.games, args.seed, f, random_ranks=args.random_ranks, batch_size=args.batch_size,
+                     progress=not args.no_progress, summary=s, after_batch=lambda: mark_complete(f))
     except (OSError, OutputError) as e:
         raise UsageError(f"cannot write {args.records}: {getattr(e, 'strerror', None) or e}") from None
+    except KeyboardInterrupt:
+        kept = f"the {s.sessions:,} finished ({s.hands:,} hands) are in {keep}, a records file of its own" \
+            if keep.exists() else "none had finished"
+        print(f"interrupted after {s.sessions:,} of {args.games:,} sessions: {kept}; {args.records} is as it was",
+              file=sys.stderr)
+        return 130
     P = rules.players
     hands = s.hands
     console = Console()

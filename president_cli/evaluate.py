@@ -39,7 +39,7 @@ from president_cli.argtypes import (
 )
 from president_cli.core_commands import writable_output
 from president_env.core import PRESETS, RulesError, preset
-from president_env.core.files import OutputError, atomic_writer
+from president_env.core.files import OutputError, atomic_writer, partial_path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -96,7 +96,7 @@ def parse_agents(text: str, players: int) -> list[str]:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """Run the tournament, print the tables, write the JSON."""
-    from agents.arena import run_tournament
+    from agents.arena import TournamentInterrupted, run_tournament
     from agents.registry import make_agent
 
     overrides: dict[str, Any] = {}
@@ -128,12 +128,20 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
                                                                                           trust_pickle=args.trust_pickle))
     if args.json is not None:
         writable_output(args.json, "--json")   # before the tournament, not after it
+    interrupted = None
     if args.ray:
         result = _ray_tournament(args, rules, entrants)
         entrants = result.extra.get("agents", entrants)   # as the tasks left them (their counts, for reports)
     else:
-        result = run_tournament(rules, entrants, args.games, seed=args.seed, rotations=args.rotations,
-                                batch_size=args.batch_size, progress=not args.no_progress)
+        try:
+            result = run_tournament(rules, entrants, args.games, seed=args.seed, rotations=args.rotations,
+                                    batch_size=args.batch_size, progress=not args.no_progress)
+        except TournamentInterrupted as e:    # Ctrl-C: the deals that finished are kept, said to be partial
+            if e.result is None:
+                print(f"{e}: none had finished, nothing to keep" + (f"; {args.json} is as it was" if args.json
+                                                                     else ""), file=sys.stderr)
+                return 130
+            result, interrupted = e.result, e
     result.names = names
     for e in result.entrants:
         e.agent = names[e.index]
@@ -141,18 +149,27 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     reports = [a.report() for a in dict.fromkeys(entrants) if callable(getattr(a, "report", None))]
     for line in reports:  # agents that count their work (search: rollouts, CPU time a decision)
         Console().print(line)
+    target = args.json
     if args.json is not None:
         data = result.to_dict()
         if reports:
             data["agent_reports"] = reports
         data["command"] = {"preset": args.preset, "players": rules.players, "agents": names, "games": args.games,
                            "seed": args.seed, "hands": args.hands, "rotations": args.rotations}
+        if interrupted is not None:    # never over the figures of a whole run: a file of its own, that says so
+            target = partial_path(args.json)
+            data["partial"] = {"deals_played": interrupted.finished, "deals_asked": interrupted.deals,
+                               "why": "interrupted (Ctrl-C): the figures are those of the deals that finished"}
         try:
-            with atomic_writer(args.json) as f:
+            with atomic_writer(target) as f:
                 f.write(json.dumps(data, indent=2) + "\n")
         except (OSError, OutputError) as e:
-            raise UsageError(f"cannot write {args.json}: {getattr(e, 'strerror', None) or e}") from None
-        Console().print(f"figures written to {args.json}")
+            raise UsageError(f"cannot write {target}: {getattr(e, 'strerror', None) or e}") from None
+        Console().print(f"figures written to {target}")
+    if interrupted is not None:
+        print(f"{interrupted}: the figures above are of the {interrupted.finished:,} deals that finished"
+              + (f" (in {target}; {args.json} is as it was)" if args.json else ""), file=sys.stderr)
+        return 130
     return 0
 
 

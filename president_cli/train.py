@@ -171,6 +171,10 @@ def _settings(pairs: list[str]) -> dict[str, Any]:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    for name in ("init", "resume", "out", "address"):    # '' would mean "none given" further on: say so now
+        value = getattr(args, name, None)
+        if value is not None and not str(value).strip():
+            raise UsageError(f"--{name} is empty; give a value, or leave --{name} out")
     if args.method == "expert-iteration":
         return cmd_train_exit(args)
     if args.init is not None and args.backend != "sb3":

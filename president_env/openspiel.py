@@ -36,7 +36,9 @@ only) the observations stacked in ``max_game_length + 1`` rows, zero past the pr
 from __future__ import annotations
 
 import copy
+import json
 import math
+import numbers
 import typing
 from dataclasses import dataclass, fields
 from typing import Any
@@ -54,6 +56,7 @@ from president_env.core import engine as E
 from president_env.core import observation as O
 from president_env.core.actions import describe_action, n_actions
 from president_env.core.cards import tables
+from president_env.core.jsonio import JSONInputError, loads
 from president_env.core.resample import resample_game
 from president_env.core.rules import PRESET_TABLE, Rules, RulesError
 from president_env.core.scalar import ScalarGame
@@ -62,7 +65,8 @@ from president_env.small_variants import SMALL_VARIANT_TABLE, variant_rules
 
 __all__ = [
     "SHORT_NAME", "EPISODES", "DEFAULT_MAX_HANDS", "PresidentGame", "PresidentState", "PresidentObserver",
-    "rules_from_params", "params_for_rules", "chance_outcomes_for_deal",
+    "rules_from_params", "params_for_rules", "chance_outcomes_for_deal", "serialize_game_and_state",
+    "deserialize_game_and_state", "StateTextError",
 ]
 
 SHORT_NAME = "president"
@@ -113,6 +117,11 @@ def rules_from_params(params: dict[str, Any]) -> tuple[Rules, str, int]:
     unknown = sorted(set(params) - set(_PARAMS))
     if unknown:
         raise RulesError(f"unknown game parameter(s) {unknown}; parameters are: {', '.join(_PARAMS)}")
+    for name, value in params.items():    # OpenSpiel's parameters are typed: an int parameter is an int
+        want = numbers.Integral if isinstance(_PARAMS[name], int) else str
+        if not isinstance(value, want):
+            kind = "a string" if want is str else "an integer"
+            raise RulesError(f"game parameter {name}={value!r}: must be {kind} (default {_PARAMS[name]!r})")
     p = {**_PARAMS, **params}
     episode = str(p["episode"])
     if episode not in EPISODES:
@@ -243,11 +252,21 @@ class PresidentGame(pyspiel.Game):
         (for ``episode="hand"``: its hand is the game's last)."""
         P = self.num_players()
         new = PresidentState(self)
+        new._from_core = True        # its history does not start at the game's start: not written as data
         p = new._p
         p.sg = ScalarGame.from_state(self.play_rules, state, b)
         p.deal = None
         p.rows = [(p.sg.observe(q),) for q in range(P)]
         return new
+
+    def deserialize_state(self, text: str) -> PresidentState:
+        """The state ``text`` (from :meth:`PresidentState.serialize`) describes, its history replayed and checked.
+
+        Data only, never a pickle: OpenSpiel's own ``Game.deserialize_state`` of a Python game unpickles the
+        state's attributes (this method replaces it when called from Python; C++ callers still reach
+        OpenSpiel's, see docs/openspiel.md). A bad text raises :class:`StateTextError` saying why."""
+        data = _state_data(text, "state")
+        return _replayed(self, data.get("history"))
 
     def make_py_observer(self, iig_obs_type: Any = None, params: dict | None = None) -> PresidentObserver:
         """The observer of information states (``perfect_recall``) or of observations."""
@@ -369,6 +388,15 @@ class PresidentState(pyspiel.State):
         self._p.returns = [0.0] * P
 
     # -------------------------------------------------------------- reading
+    def serialize(self) -> str:
+        """The state as data: JSON of its action history (chance outcomes included), which
+        :meth:`PresidentGame.deserialize_state` replays. OpenSpiel's own serialization of a Python state
+        pickles its attributes; this one never does."""
+        if getattr(self, "_from_core", False):
+            raise StateTextError("a state from state_from_core starts past the game's start: its history "
+                                 "cannot rebuild it, so it is not written as data")
+        return json.dumps({"format": STATE_FORMAT, "history": [int(a) for a in self.history()]})
+
     @property
     def game_object(self) -> PresidentGame:
         """The :class:`PresidentGame` of this state."""
@@ -642,3 +670,66 @@ def chance_outcomes_for_deal(game: PresidentGame, dealer: int, deal_by_player: l
         if q != last:
             out += sorted(int(c) for c in cs)
     return out
+
+
+# ------------------------------------------------------------------ serialization as data
+STATE_FORMAT = "president-openspiel-state/1"
+GAME_FORMAT = "president-openspiel-game-and-state/1"
+
+
+class StateTextError(ValueError):
+    """Serialized text that does not describe a state of the game: the message says why."""
+
+
+def serialize_game_and_state(game: PresidentGame, state: PresidentState) -> str:
+    """``game`` and ``state`` as data: JSON of the game's parameters and the state's action history.
+
+    Use it, with :func:`deserialize_game_and_state`, in place of ``pyspiel.serialize_game_and_state``,
+    whose reading back unpickles (runs) whatever the text holds."""
+    params = {k: (int(v) if isinstance(v, numbers.Integral) else str(v)) for k, v in game.get_parameters().items()}
+    history = json.loads(state.serialize())["history"]
+    return json.dumps({"format": GAME_FORMAT, "game": params, "history": history})
+
+
+def deserialize_game_and_state(text: str) -> tuple[PresidentGame, PresidentState]:
+    """The game and state of :func:`serialize_game_and_state`'s text: the parameters checked, the history
+    replayed action by action (each one legal there). Never unpickles; a bad text raises
+    :class:`StateTextError` naming what was wrong."""
+    data = _state_data(text, "game and state")
+    params = data.get("game")
+    if not isinstance(params, dict):
+        raise StateTextError("game and state: 'game' must be an object of game parameters")
+    try:
+        game = PresidentGame(params)
+    except RulesError as e:
+        raise StateTextError(f"game and state: {e}") from None
+    return game, _replayed(game, data.get("history"))
+
+
+def _state_data(text: str | bytes, what: str) -> dict[str, Any]:
+    want = STATE_FORMAT if what == "state" else GAME_FORMAT
+    try:
+        data = loads(text)
+    except JSONInputError as e:
+        raise StateTextError(f"{what}: not the JSON of {want} ({e}); OpenSpiel's own format (a pickle) is "
+                             "not read") from None
+    if not isinstance(data, dict) or data.get("format") != want:
+        raise StateTextError(f"{what}: not {want} (its 'format' field)")
+    return data
+
+
+def _replayed(game: PresidentGame, history: Any) -> PresidentState:
+    """A new state of ``game`` with ``history`` applied, each action checked legal where it is applied."""
+    if not isinstance(history, list) or not all(isinstance(a, int) and not isinstance(a, bool) for a in history):
+        raise StateTextError("state: 'history' must be a list of action ids (integers)")
+    if len(history) > game.max_game_length() + game.max_chance_nodes_in_history():
+        raise StateTextError(f"state: {len(history)} actions, longer than any game of these rules")
+    state = game.new_initial_state()
+    for i, a in enumerate(history):
+        if state.is_terminal():
+            raise StateTextError(f"state: the game is over after {i} actions, but the history has {len(history)}")
+        legal = [o for o, _ in state.chance_outcomes()] if state.is_chance_node() else state.legal_actions()
+        if a not in legal:
+            raise StateTextError(f"state: action {i} ({a}) is not legal there")
+        state.apply_action(a)
+    return state

@@ -11,7 +11,9 @@ endpoint                                    what it does
                                             ``application/x-ndjson``); answers its id (known only
                                             to the uploader) and hands
 ``GET /api/records/{id}``                   the hands of a records file
-``GET /api/records/{id}/{i}?viewer=V``      hand ``i`` as frames, every hand shown or player V's view
+``GET /api/records/{id}/{i}?viewer=V``      hand ``i`` as frames, every hand shown or player V's view, a
+                                            page at a time (``&start=F``: from frame F; the answer's
+                                            ``next`` is the next page's ``start``, ``total`` the frames)
 ``POST /api/game``                          start a session: ``{"preset", "players", "seat",
                                             "opponents", "seed", "hands", "random_ranks", "options"}``;
                                             answers ``{"token", "view"}``
@@ -38,7 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Header, Request
 from fastapi.exceptions import RequestValidationError
@@ -73,10 +75,22 @@ class GameRequest(BaseModel):
     players: int | None = Field(default=None, ge=1, le=64)
     seat: int = Field(default=0, ge=0, le=63)
     opponents: list[str] = Field(default_factory=lambda: ["heuristic"], min_length=1, max_length=63)
-    seed: int | None = Field(default=None, ge=0, le=MAX_SEED)
+    seed: int | Annotated[str, Field(max_length=20)] | None = None   # a string: decimal digits (a page's
+    #                                                                      numbers stop at 2**53)
     hands: int | None = Field(default=None, ge=1)
     random_ranks: bool = False
     options: dict[str, Any] = Field(default_factory=dict, max_length=100)
+
+
+def _seed(value: int | str | None) -> int | None:
+    """The request's seed as a number: 0..MAX_SEED, given as an integer or its decimal digits."""
+    if isinstance(value, str):
+        if not value.isascii() or not value.isdigit():
+            raise GameError(f"seed must be an integer 0..{MAX_SEED} (or its decimal digits), got {value[:30]!r}")
+        value = int(value)
+    if value is not None and not 0 <= value <= MAX_SEED:
+        raise GameError(f"seed must be 0..{MAX_SEED}, got {value}")
+    return value
 
 
 class ActionRequest(BaseModel):
@@ -122,7 +136,9 @@ def create_app(records: RecordSet | None = None, *, limits: Limits | None = None
     app.state.games, app.state.records, app.state.limits = games, sets, limits
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(Guard, allowed_hosts=allowed_hosts, body_bytes=limits.body_bytes,
-                       upload_bytes=limits.upload_bytes, upload_path=UPLOAD_PATH, in_flight=limits.requests_per_client)
+                       upload_bytes=limits.upload_bytes, upload_path=UPLOAD_PATH, in_flight=limits.requests_per_client,
+                       busy_bytes=limits.busy_bytes, request_bytes=limits.request_bytes,
+                       upload_factor=limits.upload_factor)
 
     @app.exception_handler(NotFound)
     async def not_found(request: Request, exc: NotFound) -> JSONResponse:
@@ -191,7 +207,7 @@ def _watch_routes(app: FastAPI, sets: RecordStore) -> None:
         return JSONResponse({"id": set_id, "name": found.name, "hands": found.summaries()})
 
     @app.get("/api/records/{set_id}/{index}")
-    def hand_frames(set_id: str, index: int, viewer: str = "all") -> JSONResponse:
+    def hand_frames(set_id: str, index: int, viewer: str = "all", start: int = 0) -> JSONResponse:
         found = sets.get(set_id)
         if viewer == "all":
             who = None
@@ -200,7 +216,7 @@ def _watch_routes(app: FastAPI, sets: RecordStore) -> None:
                 who = int(viewer)
             except ValueError:
                 return _error(400, f"viewer must be 'all' or a player number, got {viewer!r}")
-        return JSONResponse(found.frames(index, who))
+        return JSONResponse(found.frames(index, who, start, sets.limits.frames_per_answer))
 
 
 def _play_routes(app: FastAPI, games: GameStore) -> None:
@@ -215,7 +231,7 @@ def _play_routes(app: FastAPI, games: GameStore) -> None:
         if req.hands is not None and req.hands > games.limits.max_hands:
             raise GameError(f"hands must be 1..{games.limits.max_hands} on this server, got {req.hands}")
         settings = GameSettings(preset=req.preset, players=req.players, seat=req.seat,
-                                opponents=tuple(req.opponents), seed=req.seed, hands=req.hands,
+                                opponents=tuple(req.opponents), seed=_seed(req.seed), hands=req.hands,
                                 random_ranks=req.random_ranks, options=req.options)
         token, game = games.new(settings, client_of(request))
         with games.using(game):
@@ -245,6 +261,9 @@ def _play_routes(app: FastAPI, games: GameStore) -> None:
     @app.get("/api/game/records")
     def game_records(game: PlaySession = Depends(game_of)) -> PlainTextResponse:
         with games.using(game):
+            if not game.over:   # a record holds the session's key, which deals the hands still to come
+                raise GameConflict("the records come when the session is over (they hold the key that deals "
+                                   "the hands still to come)")
             text = "".join(line + "\n" for line in game.records)
         return PlainTextResponse(text, media_type="application/x-ndjson", headers={
             "Content-Disposition": f'attachment; filename="president-{game.rules.name}-seed{game.seed}.jsonl"'})

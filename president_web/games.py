@@ -71,7 +71,7 @@ from .views import (
     table_view,
 )
 
-MAX_SEED = 2**63 - 1
+MAX_SEED = 2**64 - 1            # a seed is any 64-bit number; the server draws its own from all of them
 
 
 class GameError(ValueError):
@@ -95,7 +95,7 @@ class GameSettings:
     players: int | None = None              # None: the preset's
     seat: int = 0                           # the person's player number (its seat in the first hand)
     opponents: tuple[str, ...] = ("heuristic",)   # one spec for all, or one per opponent in player order
-    seed: int | None = None                 # None: a random seed (shown, so the game can be played again)
+    seed: int | None = None                 # None: a random 64-bit seed (shown when the session ends)
     hands: int | None = None                # hands in the session (None: the preset's target points)
     random_ranks: bool = False              # start from random ranks: the first hand has an exchange
     options: Mapping[str, Any] = field(default_factory=dict)  # any other rule options
@@ -134,7 +134,7 @@ class PlaySession:
                 bots.append(shelf.build(spec, rules))   # by name only: never a path, never a pickle
             except AgentRefused as e:
                 raise GameError(str(e)) from None
-        seed = settings.seed if settings.seed is not None else int(np.random.SeedSequence().entropy % 1_000_000)
+        seed = settings.seed if settings.seed is not None else secrets.randbits(64)
         if not 0 <= seed <= MAX_SEED:
             raise GameError(f"seed must be 0..{MAX_SEED}, got {seed}")
         self.rules, self.human, self.seed = rules, settings.seat, seed
@@ -149,7 +149,7 @@ class PlaySession:
         self.state = init(rules, keys=make_keys(1, seed), start_ranks="random" if settings.random_ranks else None)
         self.recorder = Recorder(rules, self.state, agents=self.agents)
         self.records: list[str] = []     # the finished hands' records, one JSON line each
-        self.log: list[str] = [f"{rules.name}, {P} players, seed {seed}. You are player {self.human}."]
+        self.log: list[str] = [f"{rules.name}, {P} players. You are player {self.human}."]
         self.top: list[str] | None = None
         self.last = LastPlays(P)
         self.decisions = 0
@@ -178,7 +178,7 @@ class PlaySession:
         seat = seat_of(st, self.human)
         return {
             "you": self.human,
-            "seed": self.seed,
+            "seed": str(self.seed) if self.over else None,   # it deals every hand: shown when the session ends
             "decision": self.decisions,
             "waiting": self.waiting,
             "table": table_view(self.rules, st, self.human, self.agents, top_cards=self.top, last=self.last.view()),
@@ -445,7 +445,7 @@ class PlaySession:
             self.log.append(f"the session stops here: this server plays at most {self.max_hands} hands a session")
         if self.over:
             self.log.append("session over. points: " + ", ".join(
-                f"{self.who(p)} {int(st.points[0, p])}" for p in range(P)))
+                f"{self.who(p)} {int(st.points[0, p])}" for p in range(P)) + f". The seed was {self.seed}.")
         else:
             self._hand_start()
 

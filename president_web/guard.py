@@ -12,7 +12,12 @@ JSON ``{"error": ...}`` body like every other refusal of the server:
   before a byte is read, a body without one is read in chunks only up to the limit;
 * a JSON body that is not JSON within :mod:`president_env.core.jsonio`'s limits (400);
 * a client (an address) with ``in_flight`` requests in progress already (429): one client
-  cannot take every worker of the server.
+  cannot take every worker of the server;
+* a request that would take the memory of the requests in progress past ``busy_bytes``
+  (503, with ``Retry-After``): every request counts ``request_bytes`` while it is handled
+  (its body and the answer being built), an upload ``upload_factor`` times its body (its
+  ``Content-Length``, or the limit when it has none), counted before a byte is read. So the
+  requests of many clients together cannot take the server's memory, whatever each sends.
 
 The body read is handed to the app, so the app never reads more than the limit either.
 """
@@ -47,12 +52,15 @@ class Guard:
     """ASGI middleware: the checks of this module (``upload_path``: the one path that takes records text)."""
 
     def __init__(self, app: ASGIApp, allowed_hosts: Iterable[str], body_bytes: int, upload_bytes: int,
-                 upload_path: str, in_flight: int = 8) -> None:
+                 upload_path: str, in_flight: int = 8, busy_bytes: int = 128 << 20, request_bytes: int = 2 << 20,
+                 upload_factor: int = 4) -> None:
         self.app = app
         self.allowed = frozenset(host_name(h) for h in allowed_hosts)
         self.body_bytes, self.upload_bytes, self.upload_path = body_bytes, upload_bytes, upload_path
         self.in_flight = in_flight
+        self.busy_bytes, self.request_bytes, self.upload_factor = busy_bytes, request_bytes, upload_factor
         self._busy: dict[str, int] = {}   # requests in progress by client (touched only on the event loop)
+        self.held = 0                     # bytes counted for the requests in progress (on the event loop)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -77,6 +85,24 @@ class Guard:
             await _refuse(send, 400, f"Host {host[:100]!r} is not a name of this server; it answers to "
                                      f"{', '.join(sorted(self.allowed))} (president serve --allowed-host)")
             return
+        cost = self.request_bytes
+        if scope["method"] in WRITE_METHODS and scope["path"] == self.upload_path:
+            length = headers.get("content-length", "")
+            size = int(length) if length.isdigit() and int(length) <= self.upload_bytes else self.upload_bytes
+            cost = max(cost, self.upload_factor * size)
+        if self.held + cost > self.busy_bytes:
+            await _refuse(send, 503, f"the server is busy: the requests in progress hold "
+                                     f"{self.held / 2**20:.0f} MiB of its {self.busy_bytes / 2**20:.0f} MiB for "
+                                     "requests; try again in a moment", retry_after=1)
+            return
+        self.held += cost
+        try:
+            await self._admitted(scope, receive, send, headers, host)
+        finally:
+            self.held -= cost
+
+    async def _admitted(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str],
+                        host: str) -> None:
         if scope["method"] not in WRITE_METHODS:
             await self.app(scope, receive, send)
             return
@@ -144,8 +170,10 @@ def _replay(body: bytes, receive: Receive) -> Receive:
     return again
 
 
-async def _refuse(send: Send, status: int, message: str) -> None:
+async def _refuse(send: Send, status: int, message: str, retry_after: int | None = None) -> None:
     body = json.dumps({"error": message}).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if retry_after is not None:
+        headers.append((b"retry-after", str(retry_after).encode()))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

@@ -2,7 +2,8 @@
 
 The server holds in memory only what these bound: the live games (each at most
 ``max_hands`` hands of records), the uploaded records files (their bytes, not parsed),
-and one request body at a time per request. A limit reached is a refusal with a status
+and the requests in progress (their bodies and the answers being built, ``busy_bytes``
+together; a Watch answer is a page of ``frames_per_answer`` frames). A limit reached is a refusal with a status
 and a message, never a crash.
 """
 
@@ -29,6 +30,12 @@ class Limits:
     uploads_per_client_bytes: int = 32 * MIB   # one client's uploads: its least recently used go first
     lock_seconds: float = 10.0        # a request waits this long for a game another request is using (then 409)
     requests_per_client: int = 8      # requests of one client (address) in progress at once (then 429)
+    busy_bytes: int = 128 * MIB       # the memory of every request in progress together (then 503, Retry-After):
+    #                                   an upload counts upload_factor times its body, any other request_bytes
+    request_bytes: int = 2 * MIB      # a request other than an upload: its body (64 KB at most) and its answer
+    upload_factor: int = 4            # an upload's body, its copy and its parsed lines: about 3.5 times its bytes
+    frames_per_answer: int = 50       # Watch: a hand's frames come a page of this many at a time (a frame of
+    #                                   8 players and 108 cards is about 12 KB of JSON)
 
     def __post_init__(self) -> None:
         for name, value in vars(self).items():
@@ -36,5 +43,8 @@ class Limits:
                 raise ValueError(f"limit {name} must be positive, got {value!r}")
         if self.games_per_client > self.max_games:
             raise ValueError("games_per_client cannot exceed max_games")
+        if self.upload_bytes * self.upload_factor > self.busy_bytes or self.request_bytes > self.busy_bytes:
+            raise ValueError("limits must let one request in: upload_bytes * upload_factor and request_bytes "
+                             "at most busy_bytes")
         if self.upload_bytes > self.uploads_per_client_bytes or self.uploads_per_client_bytes > self.uploads_bytes:
             raise ValueError("limits must satisfy upload_bytes <= uploads_per_client_bytes <= uploads_bytes")

@@ -97,11 +97,21 @@ class RecordSet:
         """One line per hand for the page's list."""
         return json.loads(self._summaries)
 
-    def frames(self, index: int, viewer: int | None = None) -> dict[str, Any]:
-        """Hand ``index`` as frames (replayed and checked); ``viewer`` a player number or None for all hands."""
+    def frames(self, index: int, viewer: int | None = None, start: int = 0,
+               count: int | None = None) -> dict[str, Any]:
+        """Hand ``index`` as frames (replayed and checked); ``viewer`` a player number or None for all hands.
+
+        Only frames ``start .. start + count - 1`` are built (all when ``count`` is None): the answer says the
+        hand's ``total`` frames and the ``next`` page's first frame (None after the last), so an answer's size
+        does not grow with the hand."""
         if not 0 <= index < len(self.lines):
             raise RecordsError(f"{self.name} has hands 0..{len(self.lines) - 1}, not {index}")
         rec = self.record(index)
+        total = len(rec["decisions"]) + 1
+        if not 0 <= start < total:
+            raise RecordsError(f"{self.name}, hand {index}: has frames 0..{total - 1}, not {start}")
+        stop = total if count is None else min(total, start + count)
+        wanted = range(start, stop)
         P = len(rec["agents"])
         if viewer is not None and not 0 <= viewer < P:
             raise RecordsError(f"viewer must be a player 0..{P - 1} (or all), got {viewer}")
@@ -119,7 +129,7 @@ class RecordSet:
         top: list[str] | None = None
         try:
             for step in replay_steps(rec):
-                if step.index == 0:
+                if step.index == 0 and 0 in wanted:
                     frames.append({"event": " | ".join(intro), "table": table_view(
                         rules, step.before, viewer, agents, session=False, last=last_plays.view())})
                 d = step.decision
@@ -139,6 +149,8 @@ class RecordSet:
                     event += " | hand over: " + ", ".join(
                         f"{i + 1}. p{p} ({rank_name(i, P)}) {rec['points'][p]:+d}"
                         for i, p in enumerate(rec["finish_order"]))
+                if step.index + 1 not in wanted:    # a frame off the page: replayed (and so checked), not built
+                    continue
                 table = table_view(rules, step.after, viewer, agents, top_cards=None if last else top, session=False,
                                    hand_points=rec["points"] if last else None, last=last_plays.view())
                 if last:   # the record's one hand is over, not its session
@@ -147,7 +159,8 @@ class RecordSet:
                 frames.append({"event": event, "table": table})
         except (RecordError, ReplayError) as e:
             raise RecordsError(f"{self.name}, hand {index}: does not replay: {e}") from None
-        return {"summary": self.summaries()[index], "viewer": viewer, "frames": frames}
+        return {"summary": self.summaries()[index], "viewer": viewer, "frames": frames, "start": start,
+                "total": total, "next": stop if stop < total else None}
 
 
 @dataclass

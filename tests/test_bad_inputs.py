@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -22,7 +23,8 @@ from cli_run import run_cli
 from agents.agent_file import AgentFileError, FileAgent, read_agent_file, write_agent_file
 from agents.base import PolicyError
 from president_cli.main import main
-from president_env.core import init, make_keys, observe, preset, tables
+from president_env.core import init, make_keys, n_actions, observe, preset, tables
+from president_env.core import observation as O
 from president_env.core.records import (
     Recorder,
     RecordError,
@@ -91,7 +93,7 @@ def test_a_killed_or_interrupted_simulate_leaves_the_old_records_file_intact(tmp
     path = tmp_path / "r.jsonl"
     path.write_text("the earlier run's records\n")
     argv = [sys.executable, "-m", "president_cli.main", "simulate", "--preset", "president", "--games", "200000",
-            "--records", str(path), "--no-progress", "--batch-size", "1"]
+            "--records", str(path), "--no-progress", "--batch-size", "1", "--force"]
     for sig in (signal.SIGINT, signal.SIGKILL):
         # Ctrl-C's default in the child even where this run was started in the background (a shell's `&`
         # makes SIGINT ignored, children inherit that, and Python then never raises KeyboardInterrupt)
@@ -99,7 +101,8 @@ def test_a_killed_or_interrupted_simulate_leaves_the_old_records_file_intact(tmp
                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         try:
             deadline = time.time() + 120
-            while not any(p.stat().st_size > 0 for p in tmp_path.glob(".r.jsonl.*.part")):  # writing has begun
+            # writing has begun, a few sessions in (a session of president is well under 500 KB of records)
+            while not any(p.stat().st_size > 500_000 for p in tmp_path.glob(".r.jsonl.*.part")):
                 assert proc.poll() is None and time.time() < deadline, proc.stderr.read() if proc.stderr else ""
                 time.sleep(0.05)
             proc.send_signal(sig)
@@ -109,9 +112,17 @@ def test_a_killed_or_interrupted_simulate_leaves_the_old_records_file_intact(tmp
         assert path.read_text() == "the earlier run's records\n"
         if sig == signal.SIGINT:
             assert proc.returncode == 130 and "Traceback" not in proc.stderr.read()
-            assert list(tmp_path.glob(".r.jsonl.*.part")) == []     # Ctrl-C removes its temporary file
-    assert main(["simulate", "--preset", "president", "--games", "1", "--records", str(path), "--no-progress"]) == 0
+            assert list(tmp_path.glob(".r.jsonl.*.part")) == []     # Ctrl-C moves its temporary file ...
+            kept = read_records(tmp_path / "r.partial.jsonl")           # ... to the sessions it finished
+            assert kept
+            for rec in kept:
+                replay(rec)
+        else:
+            assert len(list(tmp_path.glob(".r.jsonl.*.part"))) == 1     # SIGKILL leaves its .part file ...
+    assert main(["simulate", "--preset", "president", "--games", "1", "--records", str(path), "--no-progress",
+                 "--force"]) == 0
     assert len(read_records(path)) >= 1                                # a finished run replaces it
+    assert list(tmp_path.glob(".r.jsonl.*.part")) == []                 # ... which the next writer removes
 
 
 class _Keys(io.StringIO):
@@ -286,3 +297,93 @@ def test_search_settings_have_upper_bounds(capsys):
     code, err = run_cli(["evaluate", "--preset", "president", "--agents",
                          "search:worlds=1000000000,random,random,random", "--games", "1", "--no-progress"], capsys)
     assert code == 2 and "worlds must be 1..4096" in err
+
+
+def test_exploitability_names_an_overflowing_sampled_network_and_refuses_a_tree_past_memory(tmp_path, capsys):
+    pytest.importorskip("pyspiel")
+    from president_env.small_variants import variant_rules
+
+    rules = variant_rules("micro")
+    sizes = [O.size(rules), 8, n_actions(rules)]
+    layers = [(np.zeros((sizes[1], sizes[0]), np.float32), np.full(sizes[1], 10.0, np.float32)),
+              (np.full((sizes[2], sizes[1]), -3e38, np.float32), np.zeros(sizes[2], np.float32))]   # logits -inf
+    path = write_agent_file(tmp_path / "inf.agent.safetensors", rules, layers)
+    code, err = run_cli(["exploitability", "--preset", "micro", "--agents", f"ppo-sample:{path}"], capsys)
+    assert code == 1 and "non-finite logit" in err and "Traceback" not in err, err
+    code, err = run_cli(["exploitability", "--preset", "president", "--agents", "random"], capsys)   # no 33 MB/s
+    assert code == 2 and "--preset president: an exact best response over a hand of president" in err, err
+    assert "would need about" in err and "GiB of memory" in err and "small variants" in err
+
+
+def test_simulate_refuses_an_existing_records_file_without_force(tmp_path, capsys):
+    path = tmp_path / "mine.jsonl"
+    path.write_text("a run I want to keep\n")
+    code, err = run_cli(["simulate", "--preset", "president", "--games", "1", "--records", str(path),
+                         "--no-progress"], capsys)
+    assert code == 2 and f"--records {path} already exists" in err and "--force" in err, err
+    assert path.read_text() == "a run I want to keep\n"
+
+
+def test_ctrl_c_in_simulate_keeps_the_finished_sessions_in_a_partial_file(tmp_path, monkeypatch, capsys):
+    from president_cli import core_commands
+
+    real, batches = core_commands.write_records, []
+
+    def write_then_stop(out, batch):        # Ctrl-C in the middle of the third batch's writing
+        batches.append(len(batch))
+        if len(batches) == 3:
+            out.write('{"half a record')
+            raise KeyboardInterrupt
+        return real(out, batch)
+
+    monkeypatch.setattr(core_commands, "write_records", write_then_stop)
+    path = tmp_path / "r.jsonl"
+    (tmp_path / "r.partial.jsonl").write_text("an earlier partial file\n")
+    code, err = run_cli(["simulate", "--preset", "president", "--games", "40", "--batch-size", "8", "--hands", "1",
+                         "--records", str(path), "--no-progress"], capsys)
+    assert code == 130 and "interrupted after 16 of 40 sessions" in err and "r.partial-2.jsonl" in err, err
+    assert not path.exists() and (tmp_path / "r.partial.jsonl").read_text() == "an earlier partial file\n"
+    kept = read_records(tmp_path / "r.partial-2.jsonl")      # whole records only: the cut batch is left out
+    assert sorted({r["session"] for r in kept}) == list(range(16)) and len(kept) == batches[0] + batches[1]
+    for rec in kept:
+        replay(rec)
+
+
+def test_a_killed_writers_part_file_is_removed_by_the_next_writer_but_a_live_ones_is_not(tmp_path):
+    from president_env.core.files import atomic_writer
+
+    path = tmp_path / "out.json"
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    stale = tmp_path / f".out.json.{int(dead.stdout)}-0a1b2c3d.part"
+    live = tmp_path / f".out.json.{os.getppid()}-0a1b2c3d.part"    # a process that runs: another writer's
+    old = tmp_path / ".out.json.0a1b2c3d.part"                      # the names of earlier versions: by age
+    for p in (stale, live, old):
+        p.write_text("x" * 1000)
+    os.utime(old, (time.time() - 7200, time.time() - 7200))
+    with atomic_writer(path) as f:
+        f.write("{}")
+    assert not stale.exists() and not old.exists() and live.exists() and path.read_text() == "{}"
+
+
+def test_ctrl_c_in_evaluate_keeps_the_finished_deals_in_a_partial_json(tmp_path, monkeypatch, capsys):
+    from agents import arena
+
+    real, chunks = arena._play_chunk, []
+
+    def stop_in_the_third(*a, **kw):
+        chunks.append(1)
+        if len(chunks) == 3:
+            raise KeyboardInterrupt
+        return real(*a, **kw)
+
+    monkeypatch.setattr(arena, "_play_chunk", stop_in_the_third)
+    path = tmp_path / "figures.json"
+    path.write_text('{"an earlier run": true}\n')
+    code, err = run_cli(["evaluate", "--preset", "president", "--agents", "heuristic,greedy,random,random",
+                         "--games", "20", "--hands", "1", "--batch-size", "8", "--json", str(path),
+                         "--no-progress"], capsys)
+    assert code == 130 and "interrupted after 4 of 20 deals" in err and "figures.partial.json" in err, err
+    assert path.read_text() == '{"an earlier run": true}\n'
+    data = json.loads((tmp_path / "figures.partial.json").read_text())
+    assert data["partial"]["deals_played"] == 4 and data["partial"]["deals_asked"] == 20 and data["deals"] == 4
+    assert data["sessions"] == 16

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -95,6 +96,19 @@ def test_a_deck_and_a_half_is_its_preset_and_any_rules_with_it_round_trip():
 def test_bad_parameters_are_named(text, words):
     with pytest.raises(Exception, match=words):
         pyspiel.load_game(text)
+
+
+@pytest.mark.parametrize("params, words", [
+    ({"preset": None}, "preset=None: must be a string"),
+    ({"max_hands": "x"}, "max_hands='x': must be an integer"),
+    ({"players": 2.5}, "players=2.5: must be an integer"),
+    ({"nope": 1}, "unknown game parameter"),
+])
+@needs_openspiel
+def test_parameters_of_the_wrong_type_are_named(params, words):
+    from president_env.core import RulesError
+    with pytest.raises(RulesError, match=words):
+        pos.PresidentGame(params)
 
 
 def _aec_deal(env) -> tuple[int, list[list[int]]]:
@@ -400,3 +414,36 @@ def test_small_variants_are_rules_and_unknown_names_list_both_kinds():
     assert small_variant("tiny_locks").pass_rule == "locks_out" and small_variant("tiny").pass_rule == "may_replay"
     with pytest.raises(RulesError, match="small variants are: micro"):
         variant_rules("nope")
+
+
+@needs_openspiel
+def test_our_game_serializes_as_data_and_reads_back_without_unpickling(tmp_path):
+    game = pyspiel.load_game("president(preset=revolution,episode=session,max_hands=2)")
+    state = game.new_initial_state()
+    _random_play(state, np.random.default_rng(3), max_steps=120)
+    text = state.serialize()
+    assert "__dict__" not in text and json.loads(text)["history"] == state.history()   # data, no pickle
+    again = game.deserialize_state(text)
+    assert str(again) == str(state) and again.history() == state.history()
+    assert again.observation_tensor(1) == state.observation_tensor(1)
+    g2, s2 = pos.deserialize_game_and_state(pos.serialize_game_and_state(game, state))
+    assert g2.rules == game.rules and str(s2) == str(state) and s2.legal_actions() == state.legal_actions()
+    # OpenSpiel's own text runs a pickle: ours refuses it, whatever the pickle would do
+    marker = tmp_path / "ran"
+    payload = pyspiel.serialize_game_and_state(game, state).replace(
+        "__dict__=", "__dict__=" + __import__("base64").b64encode(
+            b"cos\nsystem\n(S'touch " + str(marker).encode() + b"'\ntR.").decode() + "\n#")
+    for bad, words in [(payload, "not the JSON"), (state.serialize().replace("/1", "/9"), "format"),
+                       (json.dumps({"format": pos.STATE_FORMAT, "history": [0, 999]}),
+                        r"action 1 \(999\) is not legal"),
+                       (json.dumps({"format": pos.STATE_FORMAT, "history": ["x"]}), "list of action ids")]:
+        with pytest.raises(pos.StateTextError, match=words):
+            game.deserialize_state(bad)
+    with pytest.raises(pos.StateTextError, match="not the JSON"):
+        pos.deserialize_game_and_state(payload)
+    with pytest.raises(pos.StateTextError, match="preset=None"):
+        pos.deserialize_game_and_state(json.dumps({"format": pos.GAME_FORMAT, "game": {"preset": None},
+                                                   "history": []}))
+    assert not marker.exists()
+    with pytest.raises(pos.StateTextError, match="state_from_core"):
+        game.state_from_core(init(game.play_rules, 1, seed=1)).serialize()

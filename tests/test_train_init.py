@@ -133,3 +133,36 @@ def test_a_pickled_policy_setting_without_its_record_is_refused(relu_start, tmp_
     code, err = run_cli(["train", "--out", str(tmp_path / "o"), "--resume", str(out / "model.zip"), "--no-progress"],
                         capsys)
     assert code == 2 and "policy settings are pickled" in err and "refused" in err, err
+
+
+@pytest.mark.parametrize("with_init", [False, True])
+def test_ctrl_c_in_the_warm_start_resumes_as_a_warm_start(with_init, start, tmp_path, monkeypatch, capsys):
+    """A checkpoint saved before the warm start finished says so; its resume runs the warm start again (with
+    --init: the value head's fit to the same file), never PPO from a half-fitted network without a word."""
+    from training import train as train_module
+
+    real, fits = train_module.pretrain, []
+
+    def interrupted(*a, **kw):
+        raise KeyboardInterrupt          # Ctrl-C in the middle of the fit
+
+    def counted(*a, **kw):
+        fits.append(kw.get("policy_too"))
+        return real(*a, **kw)
+
+    monkeypatch.setattr(train_module, "pretrain", interrupted)
+    out = tmp_path / "run"
+    argv = ["train", "--out", str(out), "--timesteps", "512", "--final-deals", "0", "--no-progress"] + \
+        (["--init", str(start)] if with_init else ["--set", "net_arch=[24, 24]"]) + \
+        [w for k, v in SMALL.items() for w in ("--set", f"{k}={json.dumps(v)}")]
+    code, err = run_cli(argv, capsys)
+    assert code == 130 and "interrupted during the warm start" in err and "runs the warm start again" in err, err
+    checkpoint = err.split("--resume ")[1].split()[0]
+    monkeypatch.setattr(train_module, "pretrain", counted)
+    resumed = [w for w in argv if w not in ("--init", str(start))] + ["--resume", checkpoint]
+    code, err = run_cli(resumed, capsys)
+    assert code == 0, err
+    assert fits == [not with_init]                  # the warm start ran again: the value head alone with --init
+    info = json.loads((out / "imitation.json").read_text())
+    assert (info["teacher"] == str(start)) == with_init and info["decisions"] > 0
+    assert info["fitted"] == ("value" if with_init else "policy and value")

@@ -102,6 +102,11 @@ def test_train_all_refuses_a_presets_folder_that_holds_a_run_before_training_any
     (["--set", "imitation_games=0"], "setting imitation_games=0: expected an integer 1..100000"),
     (["--resume", "nowhere/model.zip"], "--resume nowhere/model.zip: no such file"),
     (["--backend", "rllib", "--set", "hidden=[0]"], "setting hidden=[0]"),
+    (["--init", ""], "--init is empty"),
+    (["--resume", " "], "--resume is empty"),
+    (["--method", "expert-iteration", "--init", ""], "--init is empty"),
+    (["--backend", "rllib", "--learners", "1000", "--env-runners", "1"],
+     "--learners 1000 with --env-runners 1: each Learner and each env runner takes a CPU, and the local Ray here has"),
 ])
 def test_bad_settings_and_a_missing_resume_file_are_refused_before_any_work(extra, words, tmp_path, capsys,
                                                                              monkeypatch):

@@ -217,3 +217,41 @@ def test_train_all_tables_round_trip_and_the_curves_plot(tmp_path) -> None:
         "100,1,heuristic,5,0,0,-0.2,-0.4,0\n200,2,heuristic,5,0,0,0.1,-0.1,0.3\n100,1,greedy,5,0,0,0.3,0.1,0.5\n")
     png = plot_curves(["daifugo", "missing"], tmp_path)
     assert png.exists() and png.stat().st_size > 1000
+
+
+def _crafted(src: Path, dest: Path, **members: bytes | None) -> Path:
+    """A copy of the zip ``src`` with ``members`` replaced (None: removed)."""
+    with zipfile.ZipFile(src) as zf:
+        kept = {n: zf.read(n) for n in zf.namelist()}
+    for name, raw in members.items():
+        if raw is None:
+            kept.pop(name, None)
+        else:
+            kept[name] = raw
+    with zipfile.ZipFile(dest, "w") as zf:
+        for n, raw in kept.items():
+            zf.writestr(n, raw)
+    return dest
+
+
+def test_a_crafted_checkpoint_is_a_named_refusal_that_never_advises_running_its_pickle(trained, tmp_path) -> None:
+    import pickle
+
+    out, _ = trained
+    src = out / "checkpoints" / "step_1024.zip"
+    marker = tmp_path / "ran"
+    evil = _crafted(src, tmp_path / "evil.zip", **{"policy.pth": pickle.dumps(_Payload(marker))})
+    with pytest.raises(ModelError, match="weights hold more than tensors, refused") as e:
+        train(_args(tmp_path / "a", resume=str(evil), final_deals=0))
+    assert "weights_only" not in str(e.value) and "(UnpicklingError: Unsupported" in str(e.value)
+    assert not marker.exists()
+    with zipfile.ZipFile(src) as zf:
+        data = json.loads(zf.read("data"))
+    for broken in ({k: v for k, v in data.items() if k != "policy_class"},
+                   {**data, "policy_class": {":type:": "x"}}, {**data, "observation_space": 3}):
+        bad = _crafted(src, tmp_path / "bad.zip", data=json.dumps(broken).encode())
+        with pytest.raises(ModelError, match="not a checkpoint of president train that resumes"):
+            train(_args(tmp_path / "b", resume=str(bad), final_deals=0, force=True))
+    with pytest.raises(Exception, match="policy.pth holds more than tensors") as e:   # export reads it the same way
+        export_sb3_zip(evil, tmp_path / "x.agent.safetensors")
+    assert "weights_only" not in str(e.value) and not marker.exists()

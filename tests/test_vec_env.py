@@ -14,7 +14,7 @@ import president_env
 from president_env.core import IllegalActionError
 from president_env.core import observation as O
 from training.gym_env import PresidentGymEnv
-from training.vec_env import PresidentVecEnv, random_policy, sb3_policy
+from training.vec_env import OpponentError, PresidentVecEnv, random_policy, sb3_policy
 
 
 def det(obs: np.ndarray, mask: np.ndarray, k: int = 0) -> int:
@@ -282,3 +282,17 @@ def test_seeding_and_learner_rotation():
     fixed = PresidentVecEnv(3, learner=2, seed=0)
     fixed.reset()
     assert (fixed.learners == 2).all()
+
+
+def test_an_opponent_that_raises_stops_the_sb3_env_until_reset():
+    def broken(obs, mask, rng):
+        raise ValueError("weights went NaN")
+
+    venv = PresidentVecEnv(3, "president", opponents=broken, learner=1, seed=0)
+    with pytest.raises(OpponentError, match=r"opponent 0 \(broken\), playing player_0 in sub-env\(s\) 0, 1, 2, "
+                                            r"raised ValueError: weights went NaN"):
+        venv.reset()
+    with pytest.raises(OpponentError, match="must be reset"):
+        venv.step(np.zeros(3, dtype=np.int64))
+    with pytest.raises(ValueError, match="num_envs=10,000,000,000 games .* would need about"):
+        PresidentVecEnv(10**10, "president")

@@ -21,6 +21,7 @@ from president_env.aec_env import make_rules, observation_box
 from president_env.core import IllegalActionError, ScalarGame, n_actions
 from president_env.core import observation as O
 from training.gym_env import PresidentGymEnv
+from training.vec_env import OpponentError
 from training.vector_env import PresidentVectorEnv, make_vec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -316,3 +317,34 @@ def test_the_documented_example_runs():
     exec(compile(code, "docs/api.md", "exec"), scope)   # the project's own docs
     assert scope["ended"] >= 8 and scope["obs"].shape == (8, scope["envs"].single_observation_space.shape[0])
     assert scope["envs"].metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP
+
+
+def test_an_opponent_that_raises_stops_the_env_until_reset():
+    calls = {"n": 0}
+
+    def flaky(obs, mask, rng):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise ZeroDivisionError("the policy's own bug")
+        return np.argmax(mask, axis=1)
+
+    envs = make_vec("president", num_envs=4, opponents=["random", flaky, "random"], learner=0)
+    obs, infos = envs.reset(seed=0)
+    with pytest.raises(OpponentError, match=r"opponent 1 \(flaky\), playing player_2 in sub-env\(s\) .*"
+                                            r"raised ZeroDivisionError: the policy's own bug"):
+        for _ in range(50):
+            obs, _, _, _, infos = envs.step(np.argmax(infos["action_mask"], axis=1))
+    for _ in range(2):   # no later step pretends nothing happened (the learner would play an opponent's seat)
+        with pytest.raises(OpponentError, match="must be reset"):
+            envs.step(np.argmax(infos["action_mask"], axis=1))
+    obs, infos = envs.reset(seed=0)     # a reset starts every game again
+    envs.step(np.argmax(infos["action_mask"], axis=1))
+
+
+@pytest.mark.parametrize("num_envs, words", [(10**12, "num_envs=1,000,000,000,000 games of president would need "
+                                                      "about .* GiB of memory; this machine has"),
+                                             (0, "positive integer"), (True, "positive integer"),
+                                             (2.0, "positive integer")])
+def test_absurd_sizes_are_refused_by_name_before_any_memory_is_taken(num_envs, words):
+    with pytest.raises(ValueError, match=words):
+        make_vec("president", num_envs=num_envs)

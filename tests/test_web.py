@@ -51,6 +51,16 @@ def _start(client: TestClient, **body) -> tuple[str, dict]:
     return data["token"], data["view"]
 
 
+def _all_frames(client: TestClient, url: str) -> list[dict]:
+    """Every frame of a hand: the server answers a page at a time."""
+    page = client.get(url).json()
+    frames = page["frames"]
+    while page["next"] is not None:
+        page = client.get(url + ("&" if "?" in url else "?") + f"start={page['next']}").json()
+        frames += page["frames"]
+    return frames
+
+
 def _play_out(client: TestClient, token: str, view: dict, rng: np.random.Generator, by_cards: bool = True) -> dict:
     """Play the person's moves (random legal ones) until the session is over."""
     steps = 0
@@ -436,8 +446,7 @@ def test_a_records_file_from_the_command_line_is_listed_and_steps_through(tmp_pa
     hands = c.get("/api/records/cli").json()["hands"]
     assert [h["index"] for h in hands] == list(range(len(records.records)))
     rec = records.records[1]
-    data = c.get("/api/records/cli/1").json()
-    frames = data["frames"]
+    frames = _all_frames(c, "/api/records/cli/1")
     assert len(frames) == len(rec["decisions"]) + 1
     deal_sizes = [len(cards) for cards in rec["deal"]]
     assert sum(s["n_cards"] for s in frames[0]["table"]["seats"]) == sum(deal_sizes)
@@ -459,7 +468,7 @@ def test_a_records_file_from_the_command_line_is_listed_and_steps_through(tmp_pa
 def test_one_players_view_hides_the_other_hands(tmp_path):
     records = RecordSet.parse("sim.jsonl", _records_text(tmp_path))
     c = _client(create_app(records))
-    frames = c.get("/api/records/cli/1?viewer=2").json()["frames"]
+    frames = _all_frames(c, "/api/records/cli/1?viewer=2")
     for frame in frames:
         for s in frame["table"]["seats"]:
             assert (s["cards"] is not None) == (s["player"] == 2)

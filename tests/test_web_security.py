@@ -30,6 +30,7 @@ from president_env.core import preset  # noqa: E402
 from president_web import create_app  # noqa: E402
 from president_web.guard import Guard  # noqa: E402
 from president_web.limits import Limits  # noqa: E402
+from president_web.watch import RecordSet  # noqa: E402
 
 BASE = "http://127.0.0.1:8000"
 NDJSON = {"Content-Type": "application/x-ndjson"}
@@ -438,3 +439,96 @@ def test_hostile_uploads_are_named_errors(records_text):
         assert r.status_code == 400 and words in r.json()["error"] and "bad.jsonl" in r.json()["error"], r.text
     r = c.post("/api/records?name=" + "n" * 300, content=records_text.encode(), headers=NDJSON)
     assert r.status_code == 400 and "name" in r.json()["error"]
+
+
+# --------------------------------------------------------------------------- the seed deals every hand
+def test_play_hides_the_seed_until_the_session_ends_and_draws_its_own_from_64_bits():
+    c = _client(create_app())
+    token, view = _start(c, preset="president", hands=1, opponents=["random"])
+    assert view["seed"] is None and not any("seed" in line for line in view["log"])
+    r = c.get("/api/game/records", headers={"X-Game-Token": token})   # records hold the session's key
+    assert r.status_code == 409 and "when the session is over" in r.json()["error"]
+    rng = np.random.default_rng(0)
+    while not view["over"]:
+        if view["waiting"]:      # the agents ran out of time (compiling, say): let them go on
+            view = _get(c, token).json()
+            continue
+        move = view["legal"][int(rng.integers(len(view["legal"])))]
+        view = c.post("/api/game/action", json={"decision": view["decision"], "action": move["id"]},
+                      headers={"X-Game-Token": token}).json()
+        assert view["over"] or view["seed"] is None
+    seed = int(view["seed"])
+    assert f"The seed was {seed}." in view["log"][-1]
+    assert c.get("/api/game/records", headers={"X-Game-Token": token}).status_code == 200
+    seeds = {seed} | {c.app.state.games.get(_start(c, hands=1)[0]).seed for _ in range(7)}
+    assert len(seeds) == 8 and max(seeds) > 2**40    # not from a million values
+    again = _start(c, preset="president", hands=1, opponents=["random"], seed=str(seed))[1]   # the page's digits
+    assert again["table"] == _start(c, preset="president", hands=1, opponents=["random"], seed=seed)[1]["table"]
+    r = c.post("/api/game", json={"seed": "12x"})
+    assert r.status_code == 400 and "seed" in r.json()["error"]
+    assert c.post("/api/game", json={"seed": 2**64}).status_code == 400
+
+
+# --------------------------------------------------------------------------- the memory of requests in flight
+def test_the_requests_in_flight_share_one_memory_budget_past_it_503_with_retry_after():
+    async def scenario() -> list[tuple[int, str | None]]:
+        release = asyncio.Event()
+
+        async def app(scope, receive, send):
+            await receive()
+            await release.wait()
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            await send({"type": "http.response.body", "body": b"{}"})
+
+        guard = Guard(app, ["127.0.0.1"], body_bytes=100, upload_bytes=1000, upload_path="/up", in_flight=8,
+                      busy_bytes=4000, request_bytes=1000, upload_factor=4)
+
+        async def request(client: str, upload: int | None = None) -> tuple[int, str | None]:
+            sent: list[dict] = []
+
+            async def send(message):
+                sent.append(message)
+
+            async def receive():
+                return {"type": "http.request", "body": b"x" * (upload or 0), "more_body": False}
+
+            headers = [(b"host", b"127.0.0.1")]
+            if upload is not None:
+                headers += [(b"content-type", b"application/x-ndjson"), (b"content-length", str(upload).encode())]
+            scope = {"type": "http", "method": "POST" if upload is not None else "GET",
+                     "path": "/up" if upload is not None else "/api/meta", "client": (client, 1), "headers": headers}
+            await guard(scope, receive, send)
+            return sent[0]["status"], dict(sent[0]["headers"]).get(b"retry-after", b"").decode() or None
+
+        held = [asyncio.create_task(request(f"10.0.0.{i}")) for i in range(3)]   # 3000 of 4000 bytes
+        await asyncio.sleep(0)
+        big = await request("10.0.0.9", upload=500)          # counts 4 x 500 bytes: no room, refused unread
+        fourth = asyncio.create_task(request("10.0.0.8"))    # the last 1000
+        await asyncio.sleep(0)
+        fifth = await request("10.0.0.7")
+        assert guard.held == 4000
+        release.set()
+        done = [*(await asyncio.gather(*held)), big, await fourth, fifth]
+        assert guard.held == 0
+        return [*done, await request("10.0.0.9", upload=250)]   # room again: 4 x 250 fits
+
+    ok, busy = (200, None), (503, "1")
+    assert asyncio.run(scenario()) == [ok, ok, ok, busy, ok, busy, ok]
+
+
+def test_limits_let_one_upload_in():
+    with pytest.raises(ValueError, match="busy_bytes"):
+        Limits(busy_bytes=32 << 20)      # a 16 MB upload counts 64 MB
+
+
+def test_watch_answers_a_hand_a_page_of_frames_at_a_time(records_text):
+    c = _client(create_app(limits=Limits(frames_per_answer=7)))
+    set_id = c.post("/api/records?name=r.jsonl", content=records_text.encode(), headers=NDJSON).json()["id"]
+    pages = [c.get(f"/api/records/{set_id}/0?viewer=1").json()]
+    while pages[-1]["next"] is not None:
+        pages.append(c.get(f"/api/records/{set_id}/0?viewer=1&start={pages[-1]['next']}").json())
+    assert all(len(p["frames"]) <= 7 for p in pages) and len(pages) > 3
+    whole = RecordSet.parse("r.jsonl", records_text).frames(0, viewer=1)["frames"]
+    assert [f for p in pages for f in p["frames"]] == whole and pages[0]["total"] == len(whole)
+    r = c.get(f"/api/records/{set_id}/0?start={len(whole)}")
+    assert r.status_code == 400 and f"frames 0..{len(whole) - 1}" in r.json()["error"]

@@ -362,6 +362,9 @@ def train_exit(args: ExitArgs, started: float | None = None) -> ExitResult:
     total = args.iterations if args.iterations is not None else s.exit_iterations
     if not 0 <= total <= 100_000:
         raise ValueError(f"--iterations must be 0..100000, got {total}")
+    for name in ("init", "resume"):
+        if getattr(args, name) is not None and not getattr(args, name).strip():
+            raise ValueError(f"--{name} is empty: give a file, or leave --{name} out")
     if args.init and args.resume:
         raise ValueError("--init starts a run, --resume continues one: give one of them")
     given = _given_network(rules, args)        # a bad --init or --resume is refused before any work

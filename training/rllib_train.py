@@ -286,6 +286,11 @@ def train_rllib(args: RllibTrainArgs) -> RllibTrainResult:
 
     torch.set_num_threads(args.threads)
     local_cpus = args.num_cpus or max(os.cpu_count() or 1, args.env_runners)
+    if not args.address and s.learners + args.env_runners > local_cpus:   # Ray would wait for CPUs forever
+        raise ValueError(f"--learners {s.learners} with --env-runners {args.env_runners}: each Learner and each env "
+                         f"runner takes a CPU, and the local Ray here has {local_cpus}; give at most "
+                         f"{max(local_cpus - args.env_runners, 0)} learner(s) (0: the update runs in this process), "
+                         "or --address a cluster with the CPUs")
     ray = connect(args.address, num_cpus=None if args.address else local_cpus)   # nothing written if it fails
     gpus_needed = s.gpus_per_learner * max(s.learners, 1)
     gpus = float(ray.cluster_resources().get("GPU", 0))

@@ -32,6 +32,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import json
+import pickle
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -43,7 +44,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm import tqdm
 
-from agents.agent_file import FileAgent, code_version, sb3_layers, write_agent_file
+from agents.agent_file import FileAgent, code_version, refusal_words, sb3_layers, write_agent_file
 from agents.sb3_policy import ModelError, check_rules, read_metadata, save_model
 from president_env.core import Rules
 from president_env.core.jsonio import JSONInputError, loads
@@ -123,15 +124,44 @@ def save_both(model: Any, path: Path, rules: Rules, made: dict[str, Any], **extr
 class TrainingInterrupted(KeyboardInterrupt):
     """Ctrl-C during a run, after the model was saved as a checkpoint (``checkpoint``, ``agent``)."""
 
-    def __init__(self, checkpoint: Path, agent: Path, timesteps: int) -> None:
-        super().__init__(f"interrupted at {timesteps:,} learner steps: saved {checkpoint} and {agent}")
+    def __init__(self, checkpoint: Path, agent: Path, timesteps: int, warm_unfinished: bool = False) -> None:
+        where = "during the warm start (resuming it runs the warm start again, then PPO)" if warm_unfinished \
+            else f"at {timesteps:,} learner steps"
+        super().__init__(f"interrupted {where}: saved {checkpoint} and {agent}")
         self.checkpoint, self.agent, self.timesteps = checkpoint, agent, timesteps
+        self.warm_unfinished = warm_unfinished
 
 
-def save_checkpoint(model: Any, out: Path, rules: Rules, args: TrainArgs) -> tuple[Path, Path]:
-    """``checkpoints/step_N.zip`` and its agent file, at the model's step count."""
+@dataclass
+class WarmStart:
+    """Whether the run's warm start is still to finish, and the ``--init`` agent file it fits to (if any): a
+    checkpoint saved before it finished says so, and its resume runs the warm start again."""
+
+    unfinished: bool = False
+    init: str | None = None
+
+
+def save_checkpoint(model: Any, out: Path, rules: Rules, args: TrainArgs,
+                    warm: WarmStart | None = None) -> tuple[Path, Path]:
+    """``checkpoints/step_N.zip`` and its agent file, at the model's step count (a warm start still to finish is
+    written in the zip's president.json: ``warm_start: "unfinished"`` and its ``init`` file)."""
     n = int(model.num_timesteps)
-    return save_both(model, out / "checkpoints" / f"step_{n}", rules, made_by(rules, args, n))
+    extra: dict[str, Any] = {}
+    if warm is not None and warm.unfinished:
+        extra = {"warm_start": "unfinished", "warm_start_init": warm.init}
+    return save_both(model, out / "checkpoints" / f"step_{n}", rules, made_by(rules, args, n), **extra)
+
+
+def _warm_start_of(args: TrainArgs, s: TrainSettings) -> WarmStart:
+    """The warm start this run still owes: a new run's (with imitation), or the one a resumed checkpoint was
+    saved in the middle of."""
+    if not args.resume:
+        return WarmStart(unfinished=bool(s.imitation_decisions), init=args.init)
+    meta = read_metadata(args.resume) or {}
+    init = meta.get("warm_start_init")
+    if meta.get("warm_start") == "unfinished" and s.imitation_decisions:
+        return WarmStart(unfinished=True, init=init if isinstance(init, str) and init else None)
+    return WarmStart()
 
 
 @dataclass
@@ -275,8 +305,16 @@ def build_model(rules: Rules, s: TrainSettings, venv: PresidentVecEnv, args: Tra
         if meta is None:
             raise ModelError(f"{args.resume}: no president.json in the zip: not a checkpoint of `president train`")
         check_rules(args.resume, meta, rules)
-        return MaskablePPO.load(args.resume, env=venv, device="cpu", tensorboard_log=str(out / "tb"),
-                                custom_objects=_unpickled_stand_ins(args.resume, venv, s))
+        stand_ins = _unpickled_stand_ins(args.resume, venv, s)
+        try:
+            return MaskablePPO.load(args.resume, env=venv, device="cpu", tensorboard_log=str(out / "tb"),
+                                    custom_objects=stand_ins)
+        except pickle.UnpicklingError as e:     # torch's reader of weights found more than tensors
+            raise ModelError(f"--resume {args.resume}: its weights hold more than tensors, refused: reading them "
+                             f"would run code from the file ({refusal_words(e)})") from None
+        except Exception as e:  # noqa: BLE001 - any other way the zip is not a checkpoint of a run
+            raise ModelError(f"--resume {args.resume}: not a checkpoint of president train that resumes "
+                             f"({refusal_words(e)})") from None
     policy_kwargs: dict[str, Any] = {"net_arch": list(s.net_arch)}   # the file's, with init (see train())
     if init is not None and architecture(init)[1] != SB3_ACTIVATION:   # a class: SB3 pickles it, --resume rebuilds
         policy_kwargs["activation_fn"] = ACTIVATION_FNS[architecture(init)[1]]
@@ -294,8 +332,10 @@ def build_model(rules: Rules, s: TrainSettings, venv: PresidentVecEnv, args: Tra
 def _init_agent(rules: Rules, args: TrainArgs) -> FileAgent | None:
     """The agent file of ``--init``, read and checked before any work (its network's shape is the run's: a
     different ``net_arch`` setting is refused)."""
-    if not args.init:
+    if args.init is None:
         return None
+    if not args.init.strip():
+        raise ValueError("--init is empty: give an agent file (a path or zoo:NAME), or leave it out for a new network")
     if args.resume:
         raise ValueError("--init starts a run and --resume continues one: give one of them")
     agent = read_init_agent(rules, args.init)
@@ -336,11 +376,12 @@ def _say(args: TrainArgs, line: str) -> None:
 
 
 def _warm_start(model: MaskablePPO, rules: Rules, s: TrainSettings, args: TrainArgs, out: Path, started: float,
-                plan: Plan | None, init: FileAgent | None = None) -> None:
+                plan: Plan | None, init: FileAgent | None = None, init_name: str | None = None) -> None:
     """Fit the new policy to the teacher's self-play (both parts stop at the plan's deadlines); with ``init``
-    the teacher is the init agent itself and only the value head is fitted (its policy is the file's)."""
+    (the file ``init_name``) the teacher is the init agent itself and only the value head is fitted (its policy
+    is the file's)."""
     teacher: str | FileAgent = init if init is not None else s.imitation_teacher
-    name = args.init if init is not None else s.imitation_teacher
+    name = (init_name or args.init) if init is not None else s.imitation_teacher
     demos = collect(rules, teacher, s.imitation_decisions, s.gamma, seed=args.seed,
                     batch_size=s.imitation_games, deadline=plan.collect_end if plan else None, progress=args.progress)
     stats = pretrain(model.policy, demos, s.imitation_epochs, batch_size=s.imitation_batch, seed=args.seed,
@@ -386,15 +427,18 @@ def train(args: TrainArgs, started: float | None = None) -> TrainResult:
     venv = PresidentVecEnv(s.n_envs, rules, opponents=pool, episode=s.episode, start_ranks=s.start_ranks,
                            reward=s.reward, seed=args.seed)
     model = build_model(rules, s, venv, args, out, init)
+    warm = _warm_start_of(args, s)
+    if args.resume and warm.unfinished and warm.init:      # the value head's fit goes on from the same file
+        init = read_init_agent(rules, warm.init)
     try:
-        monitor, plan = _learn(model, rules, s, seats, venv, pool, args, out, started, init)
+        monitor, plan = _learn(model, rules, s, seats, venv, pool, args, out, started, init, warm)
         model_path, agent_path = save_both(model, out / "model", rules,
                                            made_by(rules, args, int(model.num_timesteps)),
                                            seconds=round(time.time() - started, 1))
     except KeyboardInterrupt:
-        checkpoint, agent = save_checkpoint(model, out, rules, args)
+        checkpoint, agent = save_checkpoint(model, out, rules, args, warm)
         venv.close()
-        raise TrainingInterrupted(checkpoint, agent, int(model.num_timesteps)) from None
+        raise TrainingInterrupted(checkpoint, agent, int(model.num_timesteps), warm.unfinished) from None
 
     final: list[Matchup] = []
     deals = plan.final_deals if plan else final_deals(args)
@@ -411,15 +455,20 @@ def train(args: TrainArgs, started: float | None = None) -> TrainResult:
 
 def _learn(model: MaskablePPO, rules: Rules, s: TrainSettings, seats: int, venv: PresidentVecEnv,
            pool: OpponentPool, args: TrainArgs, out: Path, started: float,
-           init: FileAgent | None = None) -> tuple[TrainingMonitor, Plan | None]:
-    """With ``--minutes`` the plan of the phases; the warm start (a new model; with ``init`` its value head alone)
-    and PPO up to ``args.timesteps`` learner steps or the plan's end of PPO."""
+           init: FileAgent | None = None, warm: WarmStart | None = None) -> tuple[TrainingMonitor, Plan | None]:
+    """With ``--minutes`` the plan of the phases; the warm start (a new model, or a checkpoint saved before its
+    warm start finished; with ``init`` its value head alone) and PPO up to ``args.timesteps`` learner steps or
+    the plan's end of PPO."""
+    warm = warm or WarmStart()
     plan, cost = _plan(rules, s, args, model, started)
-    if args.resume:
-        pool.add_snapshot(model.policy, f"resumed@{model.num_timesteps}")
-    elif s.imitation_decisions:
-        _warm_start(model, rules, s, args, out, started, plan, init)
+    if warm.unfinished:
+        if args.resume:
+            _say(args, f"{args.resume} was saved during its warm start: the warm start runs again")
+        _warm_start(model, rules, s, args, out, started, plan, init, warm.init)
+        warm.unfinished = False
         pool.add_snapshot(model.policy, "init" if init is not None else "imitation")
+    elif args.resume:
+        pool.add_snapshot(model.policy, f"resumed@{model.num_timesteps}")
     elif init is not None:
         pool.add_snapshot(model.policy, "init")
 

@@ -35,7 +35,11 @@ places after the learner in player numbering, or an opponent pool (anything with
 ``policies``, a list of agents or policies, and ``sample(n, rng)``, giving each new
 game's ``(n, players - 1)`` member indices: see :mod:`training.opponent_pool`),
 so that every game draws its own opponents. An opponent's illegal action raises
-``IllegalActionError`` naming the game and the player.
+``IllegalActionError`` naming the game and the player; an opponent that raises is
+:class:`OpponentError` naming it and the sub-envs it played. Either stops the env (its
+games are left between moves): every later ``step`` raises until ``reset()``.
+A ``num_envs`` whose games would need more memory than the machine has is refused at
+construction, with the estimate (:func:`bytes_per_game`).
 
 Learner and seeding: with ``learner="rotate"`` game i's learner is player
 ``(i + e) % players`` in its e-th episode; an int fixes it. Game i's key is
@@ -67,7 +71,12 @@ from president_env.aec_env import (
 )
 from president_env.core import OVER, IllegalActionError, Rules, init, make_keys, n_actions, step_inplace
 from president_env.core import observation as O
+from president_env.core.memory import check_fits
 from training.gym_env import fixed_learner
+
+
+class OpponentError(RuntimeError):
+    """An opponent policy failed inside ``step``: the message names the opponent and the sub-envs."""
 
 
 class _Legal:
@@ -79,7 +88,7 @@ class _Legal:
 
 BatchedPolicy = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
 
-__all__ = ["PresidentVecEnv", "random_policy", "sb3_policy", "BatchedPolicy"]
+__all__ = ["PresidentVecEnv", "random_policy", "sb3_policy", "BatchedPolicy", "OpponentError", "bytes_per_game"]
 
 
 def random_policy(obs: np.ndarray | None, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -102,6 +111,14 @@ def sb3_policy(model: Any, deterministic: bool = False) -> BatchedPolicy:
         return np.asarray(actions).reshape(-1)
 
     return policy
+
+
+def bytes_per_game(rules: Rules) -> int:
+    """About the memory one game of the batch takes while it steps: its state, the learner's and the
+    opponents' observations and masks, and the copies a step makes of them."""
+    st = init(rules, keys=np.zeros(1, dtype=np.uint64))
+    state = st.b8.nbytes + st.b16.nbytes + st.b32.nbytes + st.key_buf.nbytes
+    return 4 * state + 4 * O.size(rules) * 4 + 4 * n_actions(rules)
 
 
 def _as_policy(p: Any) -> BatchedPolicy:
@@ -131,7 +148,7 @@ class PresidentVecEnv(VecEnv):
         render_mode: str | None = None,
         **rule_overrides: Any,
     ) -> None:
-        if not isinstance(num_envs, int) or num_envs < 1:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if start_ranks not in (None, "random"):
             raise ValueError(f"start_ranks must be None or 'random', got {start_ranks!r}")
@@ -140,6 +157,7 @@ class PresidentVecEnv(VecEnv):
         check_arguments("PresidentVecEnv", env_arguments(PresidentVecEnv.__init__), rule_overrides,
                         reset_args=("options",))
         self.rules = make_rules(preset, episode, **rule_overrides)
+        check_fits(f"num_envs={num_envs:,} games of {self.rules.name}", num_envs * bytes_per_game(self.rules))
         if reward not in REWARD_SCHEMES:
             raise ValueError(f"reward must be one of {REWARD_SCHEMES}, got {reward!r}")
         P = self.rules.players
@@ -178,8 +196,24 @@ class PresidentVecEnv(VecEnv):
     def _advance(self, idx: np.ndarray) -> np.ndarray:
         """Play the opponents in games ``idx`` until the learner is to act or the session is over.
 
-        Returns the learner's rewards earned meanwhile, (B,) by game (zero outside ``idx``).
+        Returns the learner's rewards earned meanwhile, (B,) by game (zero outside ``idx``). An opponent that
+        raises (or returns a bad action) stops the env: its games are left between moves, so every later step
+        raises :class:`OpponentError` until ``reset()``.
         """
+        self.check_running()
+        try:
+            return self._advance_games(idx)
+        except Exception as e:
+            self._stopped = str(e)
+            raise
+
+    def check_running(self) -> None:
+        """Raise :class:`OpponentError` when an opponent's failure stopped the env (until ``reset()``)."""
+        stopped = getattr(self, "_stopped", None)
+        if stopped:
+            raise OpponentError(f"the env stopped at an opponent's error and must be reset: {stopped}")
+
+    def _advance_games(self, idx: np.ndarray) -> np.ndarray:
         st, rules = self._state, self.rules
         gained = np.zeros(self.num_envs, dtype=np.float32)
         while True:
@@ -212,7 +246,7 @@ class PresidentVecEnv(VecEnv):
     def _opponent_actions(self, idx: np.ndarray, cur: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The opponents' actions in games ``idx`` (players ``cur``): one policy call per policy."""
         if self._pool is None and len(self.opponents) == 1:
-            return np.asarray(self.opponents[0](obs, mask, self._opp_rng)).reshape(-1)
+            return self._call_opponent(0, self.opponents[0], idx, cur, obs, mask)
         slot = (cur - self._learner[idx] - 1) % self.rules.players
         if self._pool is not None:
             policies = [_as_policy(p) for p in self._pool.policies]
@@ -223,8 +257,22 @@ class PresidentVecEnv(VecEnv):
         for k, pol in enumerate(policies):
             rows = np.flatnonzero(which == k)
             if rows.size:
-                acts[rows] = np.asarray(pol(None if obs is None else obs[rows], mask[rows], self._opp_rng)).reshape(-1)
+                acts[rows] = self._call_opponent(k, pol, idx[rows], cur[rows], None if obs is None else obs[rows],
+                                                 mask[rows])
         return acts
+
+    def _call_opponent(self, k: int, policy: BatchedPolicy, idx: np.ndarray, cur: np.ndarray, obs: np.ndarray | None,
+                       mask: np.ndarray) -> np.ndarray:
+        """Opponent ``k``'s actions in games ``idx``; its exception becomes :class:`OpponentError` naming it and
+        the sub-envs it was playing."""
+        try:
+            return np.asarray(policy(obs, mask, self._opp_rng)).reshape(-1)
+        except Exception as e:
+            name = getattr(policy, "__self__", policy)
+            name = getattr(name, "name", None) or getattr(name, "__name__", None) or type(name).__name__
+            games = ", ".join(map(str, idx[:8].tolist())) + (", ..." if idx.size > 8 else "")
+            raise OpponentError(f"opponent {k} ({name}), playing player_{int(cur[0])} in sub-env(s) {games}, "
+                                f"raised {type(e).__name__}: {e}") from e
 
     def _check_opponent_actions(self, sub: Any, idx: np.ndarray, cur: np.ndarray, acts: np.ndarray) -> None:
         """Name the VecEnv game and the opponent when a policy returns a bad action."""
@@ -250,6 +298,7 @@ class PresidentVecEnv(VecEnv):
         if any(self._options):
             self._reset_options()
             raise ValueError("PresidentVecEnv.reset takes no options (set_options is not supported)")
+        self._stopped = None
         seed = self._seeds[0] if self._seeds[0] is not None else self._base_seed
         self._base_seed = None
         self._seed_generators(seed)
@@ -275,6 +324,7 @@ class PresidentVecEnv(VecEnv):
     def step_wait(self) -> VecEnvStepReturn:
         if self._state is None:
             raise RuntimeError("step() called before reset()")
+        self.check_running()
         B = self.num_envs
         a = np.asarray(self._actions).reshape(-1)
         if a.shape != (B,):

@@ -55,7 +55,11 @@ The contract (Gymnasium 1.x, ``metadata["autoreset_mode"]`` is
 Bad input: actions of the wrong shape, not integers, out of range, or illegal
 raise ``IllegalActionError`` naming the sub-env, the action and the legal ones;
 nothing is clamped. An opponent policy's illegal action raises it too, naming the
-game and the player.
+game and the player; an opponent policy that raises is ``training.vec_env.OpponentError``
+naming the opponent and the sub-envs. Either stops the env until ``reset()`` (its games
+are left between moves, so a later ``step`` raises rather than play the learner in an
+opponent's seat). A ``num_envs`` that would outgrow the machine's memory is refused at
+construction with the estimate.
 
 Seeding: ``reset(seed=s)`` seeds sub-env i with ``s + i``; a list of B seeds (ints
 or None) seeds each sub-env itself. Sub-env i's deals and learner seats depend on
@@ -98,6 +102,8 @@ class _Games(PresidentVecEnv):
         """New games with ``keys`` in sub-envs ``idx`` (all of them when there is no state yet), learners set."""
         self._opp_rng = opp_rng
         new = init(self.rules, keys=keys, start_ranks=self.start_ranks)
+        if idx.size == self.num_envs:
+            self._stopped = None          # every game starts again: an opponent's earlier failure is behind
         if self._state is None:
             self._state, self._learner = new, learners.astype(np.int64)
             self._assign = np.zeros((self.num_envs, self.rules.players - 1), dtype=np.int64)
@@ -256,6 +262,7 @@ class PresidentVectorEnv(gymnasium.vector.VectorEnv):
         g = self._games
         if g._state is None:
             raise RuntimeError("step() called before reset()")
+        g.check_running()     # an opponent's failure stopped the games between moves: reset() first
         st, B = g._state, self.num_envs
         resetting = self._autoreset.copy()
         stepping = ~resetting & (st.phase != OVER)

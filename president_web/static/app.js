@@ -200,9 +200,16 @@ async function openSet(setId, known) {
 
 async function openHand(index) {
   const viewer = $("viewer").value;
-  const data = await api(`/api/records/${encodeURIComponent(watch.setId)}/${index}?viewer=${viewer}`);
+  const url = `/api/records/${encodeURIComponent(watch.setId)}/${index}?viewer=${viewer}`;
+  const data = await api(url);
+  const frames = data.frames;
+  for (let next = data.next; next !== null; ) {   // the server answers a page of frames at a time
+    const page = await api(`${url}&start=${next}`);
+    frames.push(...page.frames);
+    next = page.next;
+  }
   watch.index = index;
-  watch.frames = data.frames;
+  watch.frames = frames;
   watch.step = 0;
   const players = data.summary.players;
   const select = $("viewer");
@@ -296,7 +303,7 @@ async function startGame(event) {
     random_ranks: $("random-ranks").checked,
     options,
   };
-  if ($("seed").value !== "") body.seed = Number($("seed").value);
+  if ($("seed").value !== "") body.seed = $("seed").value.trim();   // digits: a 64-bit seed is exact as text
   if ($("hands").value !== "") body.hands = Number($("hands").value);
   try {
     const data = await api("/api/game", { method: "POST", json: body });
@@ -436,10 +443,11 @@ function gameHead(view) {
   const t = view.table;
   if (view.over) {
     return `Session over after ${view.hands_done} hand(s): ` +
-      view.standings.map((s) => `${s.player === view.you ? "you" : `p${s.player} ${s.agent}`} ${s.points}`).join(", ");
+      view.standings.map((s) => `${s.player === view.you ? "you" : `p${s.player} ${s.agent}`} ${s.points}`).join(", ") +
+      ` · seed ${view.seed}`;
   }
   const state = view.your_turn ? "Your turn" : view.waiting ? "The others are playing…" : "Waiting";
-  return `${state} · ${t.preset}, hand ${t.hand_no} · you are player ${view.you} · seed ${view.seed}`;
+  return `${state} · ${t.preset}, hand ${t.hand_no} · you are player ${view.you}`;   // the seed is shown when the session ends
 }
 
 function refitPlay() {
@@ -460,6 +468,7 @@ function drawGame(view) {
   $("no-game").hidden = true;
   $("game-head").textContent = gameHead(view);
   $("settings-summary").textContent = view.over ? "New game" : "New game…";
+  $("download-btn").disabled = !view.over;   // the records (and the seed) come when the session ends
   refitPlay();
   const prompts = { play: "Your cards: click cards, then Play", "give back": "Give back a card: click it, then Give back",
                     trade: "Choose a card to trade: click it, then Trade",
