@@ -46,6 +46,23 @@ TABLES = ("act", "card", "play", "kind", "ks", "power", "sched", "give", "points
           "claims", "picks", "natkind", "obs", "setkey", "setlist")
 N_OPT = O_TABLES + 3 * len(TABLES)
 
+# --------------------------------------------------------------------------- the kernels' tuples (views.py)
+# The rules functions receive three tuples of views and read their slots by these names (module constants,
+# so numba folds them and indexes the tuples at compile time, as with a literal): ``G[G_HANDS]``,
+# ``T[T_SETS]``, ``W[W_SEL]``.
+# G (views.game_views): one game's field groups
+GAME_VIEWS = ("s8", "p8", "pk8", "k8", "c8", "hands", "legal", "i32", "pts", "i16", "key")
+G_S8, G_P8, G_PK8, G_K8, G_C8, G_HANDS, G_LEGAL, G_I32, G_PTS, G_I16, G_KEY = range(len(GAME_VIEWS))
+# T (views.rules_views): ``opt``, then the tables in the order of TABLES
+T_OPT = 0
+(T_ACT, T_CARD, T_PLAY, T_KIND, T_KS, T_POWER, T_SCHED, T_GIVE, T_POINTS, T_SETS, T_RID, T_RUNS, T_CLAIMS,
+ T_PICKS, T_NATKIND, T_OBS, T_SETKEY, T_SETLIST) = range(1, 1 + len(TABLES))
+# W (views.scratch_views): the workspace's scratch arrays
+SCRATCH_VIEWS = ("sel", "last", "lo", "hi", "cap", "extra", "nat", "suited", "per_kind", "slots", "pres", "picked",
+                 "names")
+(W_SEL, W_LAST, W_LO, W_HI, W_CAP, W_EXTRA, W_NAT, W_SUITED, W_PER_KIND, W_SLOTS, W_PRES, W_PICKED,
+ W_NAMES) = range(len(SCRATCH_VIEWS))
+
 # Option values
 MAY_REPLAY, LOCKS_OUT, SINGLE_ROUND = range(3)
 SIZE_EQUAL, SIZE_AT_LEAST, SIZE_BIGGER = range(3)
