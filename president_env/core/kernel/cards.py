@@ -61,7 +61,6 @@ from .fields import (
     R_NEXT_SUIT,
     R_STR0,
     R_SUIT,
-    REVOLUTION,
     SF_BLACK,
     SF_COLOUR,
     SF_FSUIT,
@@ -310,7 +309,7 @@ def run_mask(G, T, W, suited, wild, lead, first):
         here = pres[i]
         pres[i] = held_before
         held_before += here
-    rev = 1 if s8[REVOLUTION] else 0
+    rev = order_in_force(T, s8)
     top_run = s8[TOP_RUN]
     top_str = play[PL_STR0 + rev, max(s8[TOP_RANK], 0)]
     has_wild = opt[O_HAS_WILD] != 0

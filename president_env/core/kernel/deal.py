@@ -283,7 +283,7 @@ def start_hand(G, T, dealt):
     s8[TOP_COUNT] = 0
     s8[NEXT_BEST] = 0
     s8[NEXT_WORST] = P - 1
-    s8[REVOLUTION] = 0
+    s8[REVOLUTION] = 0        # the flag itself (legal.order_in_force reads the order in force)
     s8[DIRECTION] = opt[O_DIR]
     s8[EXCH_STEP] = 0
     s8[FIRST_LEAD] = 0

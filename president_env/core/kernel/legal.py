@@ -79,7 +79,10 @@ from .jit import inlined
 
 @inlined
 def order_in_force(T, s8):
-    """0 in the normal order, 1 under a revolution (only the revolution rules turn it)."""
+    """0 in the normal order, 1 under a revolution (only the revolution rules turn it).
+
+    The one reader of the order in force: the rules functions ask it, never ``s8[REVOLUTION]``, which only
+    the deal (reset), the play (a revolution flips it) and the observation (the flag as it stands) touch."""
     opt = T[T_OPT]
     if opt[O_FOUR] >= FOUR_REVOLUTION and s8[REVOLUTION]:
         return 1
@@ -196,7 +199,7 @@ def rank_extras(G, T, W, lead):
                 for n in range(S):
                     extra[r, n] = 1
     if opt[O_HAS_RESET]:                        # a single reset card on anything
-        rrow = PL_RESET0 + (1 if (opt[O_REV_RESET] and s8[REVOLUTION]) else 0)
+        rrow = PL_RESET0 + (order_in_force(T, s8) if opt[O_REV_RESET] else 0)
         for r in range(R):
             if play[rrow, r]:
                 extra[r, 0] = 1

@@ -178,7 +178,7 @@ def observe_game(G, T, player, out):  # noqa: C901 - one piece after another
     for j in range(P):
         v[j] = pts[POINTS, p8[SEAT_PLAYER, _fold(seat + d * j, P)]]
     # revolution: rank order reversed
-    out[obs[0, OB_REVOLUTION]] = s8[REVOLUTION]
+    out[obs[0, OB_REVOLUTION]] = s8[REVOLUTION]         # the flag itself, as the player sees it
     # direction: +1 the rules' direction of play, -1 reversed
     out[obs[0, OB_DIRECTION]] = s8[DIRECTION] * d
     # phase: one-hot exchange, play, session over

@@ -98,6 +98,7 @@ from .fields import (
     TOP_WILD,
 )
 from .jit import inlined
+from .legal import order_in_force
 
 
 @inlined
@@ -339,7 +340,7 @@ def play_or_pass(G, T, a, sel, rank, size, n, n_wild):  # noqa: C901 - one block
         # revolution; a transparent set of the top's size: the rank it beat).
         eff = rank
         if is_run:
-            eff = rank if s8[REVOLUTION] else rank + size - 1
+            eff = rank if order_in_force(T, s8) else rank + size - 1
         if rank == opt[O_TRANSPARENT] and old_rank >= 0 and size == old_size and not_run:
             eff = old_rank
         if opt[O_COMPLETE_SET]:         # cards of the top's rank in consecutive plays; a run counts none
@@ -381,7 +382,7 @@ def play_or_pass(G, T, a, sel, rank, size, n, n_wild):  # noqa: C901 - one block
             p8[PASSED, s] = 0
 
     if is_play:
-        rev_before = s8[REVOLUTION]
+        rev_before = order_in_force(T, s8)      # the order the play was made in (a revolution flips it below)
         # Revolutions: four of a kind (never a run; in poker the four/five of a kind claims), or four singles
         # of one rank in a row (eight with two decks).
         four = size >= 4 and not is_run
@@ -396,7 +397,7 @@ def play_or_pass(G, T, a, sel, rank, size, n, n_wild):  # noqa: C901 - one block
             s8[SINGLE_ROW] = row
             flip = flip or (size == 1 and (row == 4 or (row == 8 and S == 8)))
         if opt[O_FOUR] >= FOUR_REVOLUTION and flip:
-            s8[REVOLUTION] = 1 - s8[REVOLUTION]
+            s8[REVOLUTION] = 1 - s8[REVOLUTION]     # the flag itself: the one writer besides the deal
             if opt[O_FOUR] == FOUR_REVOLUTION_REVERSE:
                 s8[DIRECTION] = -s8[DIRECTION]
         # Plays that end the trick at once (section 5, fine point 5).

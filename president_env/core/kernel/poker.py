@@ -50,7 +50,6 @@ from .fields import (
     PK_TWO_PAIR,
     PK_WILD_SET,
     POKER_CLAIM,
-    REVOLUTION,
     T_ACT,
     T_CARD,
     T_CLAIMS,
@@ -62,6 +61,7 @@ from .fields import (
     W_PICKED,
 )
 from .jit import inlined
+from .legal import order_in_force
 
 
 @inlined
@@ -511,7 +511,7 @@ def poker_mask(G, T, W):
     opt, card, claims, picks = T[T_OPT], T[T_CARD], T[T_CLAIMS], T[T_PICKS]
     X, U, NR, C = opt[O_X], opt[O_U], opt[O_NRP], card.shape[1]
     cur = s8[CURRENT]
-    rev = s8[REVOLUTION] != 0
+    rev = order_in_force(T, s8) != 0
     top = i16[TOP_CLAIM]
     lead = top == 0
     claim = i16[POKER_CLAIM]
