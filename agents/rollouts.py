@@ -30,17 +30,14 @@ from .heuristic_kernel import agent_params, decide, heuristic_tables
 
 guard_cache(__file__, hk.__file__)
 
-_POINTS = 1 + F.TABLES.index("points")     # the rules' points table in the views' tuple T
-
-
 @inlined
 def _play_out(b8, b16, b32, keys, opt, tab, first, base, obs, mask, hopt, rk, kd, pneed, holds, par, values):
     T, W = rules_views(opt, tab), scratch_views(base, opt)
     A = opt[F.O_A]
-    points = T[_POINTS]
+    points = T[F.T_POINTS]
     for b in range(b8.shape[0]):
         G = game_views(b8, b16, b32, keys, opt, b)
-        s8, p8, legal, pts = G[0], G[1], G[6], G[8]
+        s8, p8, legal, pts = G[F.G_S8], G[F.G_P8], G[F.G_LEGAL], G[F.G_PTS]
         a = first[b]
         if a < 0 or a >= A or legal[a] == 0:
             return b

@@ -36,7 +36,9 @@ import numpy as np
 EXCHANGE, PLAY, OVER = 0, 1, 2
 PHASE_NAMES = ("exchange", "play", "over")
 
-# Field groups of the int8 buffer (name, is bool). The position in a tuple is the field's index.
+# Field groups of the int8 buffer (name, is bool). The position in a tuple is the field's index; kernel/fields.py
+# takes each group's size from here and names each index (TOP_RANK ...) in the same order: a new field needs its
+# name there too (the import fails otherwise).
 S8_FIELDS = (
     ("phase", False), ("dealer", False), ("current", False), ("leader", False), ("top_rank", False),
     ("top_size", False), ("top_owner", False), ("top_wild", True), ("top_count", False), ("first_lead", True),

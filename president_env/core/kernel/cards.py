@@ -23,6 +23,10 @@ from .fields import (
     C_WILD,
     CLAIM_RANK,
     CURRENT,
+    G_C8,
+    G_HANDS,
+    G_LEGAL,
+    G_S8,
     K_COUNT,
     K_HIGH,
     K_START,
@@ -57,7 +61,6 @@ from .fields import (
     R_NEXT_SUIT,
     R_STR0,
     R_SUIT,
-    REVOLUTION,
     SF_BLACK,
     SF_COLOUR,
     SF_FSUIT,
@@ -79,6 +82,16 @@ from .fields import (
     SUIT_COLOUR,
     SUIT_FOLLOW,
     SUIT_RANK,
+    T_ACT,
+    T_CARD,
+    T_KIND,
+    T_KS,
+    T_OPT,
+    T_PLAY,
+    T_RUNS,
+    T_SETKEY,
+    T_SETLIST,
+    T_SETS,
     TIE_EQUAL,
     TIE_NATURAL,
     TOP_CARDS,
@@ -86,6 +99,13 @@ from .fields import (
     TOP_RUN,
     TOP_SIZE,
     TOP_WILD,
+    W_EXTRA,
+    W_HI,
+    W_LO,
+    W_PER_KIND,
+    W_PRES,
+    W_SLOTS,
+    W_SUITED,
 )
 from .jit import inlined
 from .legal import order_in_force, rank_extras, rank_intervals
@@ -95,15 +115,15 @@ from .legal import order_in_force, rank_extras, rank_intervals
 def held(G, T, seat, W):
     """What ``seat`` holds, counted as the sets need it: (suited (K, 4) natural cards by kind and suit,
     per_kind (K,), wild cards per slot (one slot per wild card name: C_SLOT), wild cards in all)."""
-    hands = G[5]
-    opt, card, kind = T[0], T[2], T[4]
+    hands = G[G_HANDS]
+    opt, card, kind = T[T_OPT], T[T_CARD], T[T_KIND]
     K, C = opt[O_K], hands.shape[1]
-    suited, per_kind, slots = W[7], W[8], W[9]
+    suited, per_kind, slots = W[W_SUITED], W[W_PER_KIND], W[W_SLOTS]
     for k in range(K):
         per_kind[k] = 0
         for s in range(4):
             suited[k, s] = 0
-    for s in range(T[10].shape[0] - SF_WS0):          # one slot per wild card name (fields.SF_WS0)
+    for s in range(T[T_SETS].shape[0] - SF_WS0):          # one slot per wild card name (fields.SF_WS0)
         slots[s] = 0
     wild = 0
     for c in range(C):
@@ -121,7 +141,7 @@ def held(G, T, seat, W):
 @inlined
 def holds(T, j, suited, per_kind, slots, wild, named):
     """Whether the player holds the cards set ``j`` names (its natural cards, and its wild cards)."""
-    sets, play = T[10], T[3]
+    sets, play = T[T_SETS], T[T_PLAY]
     if sets[SF_W, j] > wild:
         return False
     k = play[PL_KIND, sets[SF_P, j]]
@@ -143,11 +163,11 @@ def holds(T, j, suited, per_kind, slots, wild, named):
 @inlined
 def card_mask(G, T, W):  # noqa: C901 - one block per suit rule
     """The card-level legal plays of the player to act into ``legal[b]``."""
-    s8, c8, legal = G[0], G[4], G[6]
-    opt, card, play, sets = T[0], T[2], T[3], T[10]
+    s8, c8, legal = G[G_S8], G[G_C8], G[G_LEGAL]
+    opt, card, play, sets = T[T_OPT], T[T_CARD], T[T_PLAY], T[T_SETS]
     R, S, A = opt[O_R], opt[O_S], opt[O_A]
     C = card.shape[1]
-    lo, hi, extra = W[2], W[3], W[5]
+    lo, hi, extra = W[W_LO], W[W_HI], W[W_EXTRA]
     lead, first = rank_intervals(G, T, W)
     extras = rank_extras(G, T, W, lead)
     cur = s8[CURRENT]
@@ -191,7 +211,7 @@ def card_mask(G, T, W):  # noqa: C901 - one block per suit rule
     anything = False
     for a in range(A):
         legal[a] = 0
-    setkey, setlist = T[17], T[18]
+    setkey, setlist = T[T_SETKEY], T[T_SETLIST]
     W1 = opt[O_W] + 1
     for p in range(R):
         if play[PL_SET_LEN, p] == 0:
@@ -267,12 +287,12 @@ def card_mask(G, T, W):  # noqa: C901 - one block per suit rule
 def run_mask(G, T, W, suited, wild, lead, first):
     """Runs the player can make (a natural card at least, wild cards for the rest) that lead, or beat the
     run on top: the same length and a higher compared card in the current order. Returns whether any."""
-    s8, hands, legal = G[0], G[5], G[6]
-    opt, card, play, runs = T[0], T[2], T[3], T[12]
+    s8, hands, legal = G[G_S8], G[G_HANDS], G[G_LEGAL]
+    opt, card, play, runs = T[T_OPT], T[T_CARD], T[T_PLAY], T[T_RUNS]
     NNAT, Js, Jr = opt[O_NNAT], opt[O_JS], opt[O_JR]
     C = card.shape[1]
     cur = s8[CURRENT]
-    pres = W[10]                                     # natural non-wild cards held by (suit, rank position)
+    pres = W[W_PRES]                                     # natural non-wild cards held by (suit, rank position)
     if opt[O_HAS_HIGH]:                              # (high cards are natural, but not in held's suited)
         for i in range(4 * NNAT + 1):
             pres[i] = 0
@@ -289,7 +309,7 @@ def run_mask(G, T, W, suited, wild, lead, first):
         here = pres[i]
         pres[i] = held_before
         held_before += here
-    rev = 1 if s8[REVOLUTION] else 0
+    rev = order_in_force(T, s8)
     top_run = s8[TOP_RUN]
     top_str = play[PL_STR0 + rev, max(s8[TOP_RANK], 0)]
     has_wild = opt[O_HAS_WILD] != 0
@@ -322,8 +342,8 @@ def run_mask(G, T, W, suited, wild, lead, first):
 def card_exchange_mask(G, T, W):
     """Card-level give-backs and trades: any one card held (a single's id; a wild card by its suit where
     sets name their wild cards' suits, else the WILD single)."""
-    s8, legal = G[0], G[6]
-    opt, sets = T[0], T[10]
+    s8, legal = G[G_S8], G[G_LEGAL]
+    opt, sets = T[T_OPT], T[T_SETS]
     suited, per_kind, slots, wild = held(G, T, s8[CURRENT], W)
     named = opt[O_NAMED_WILD] != 0
     for a in range(opt[O_A]):
@@ -336,8 +356,8 @@ def card_exchange_mask(G, T, W):
 @inlined
 def card_claim_mask(G, T, W):
     """quick_clear, card-level: decline, or claim the set of every natural card of the rank held."""
-    s8, legal = G[0], G[6]
-    opt, play, sets = T[0], T[3], T[10]
+    s8, legal = G[G_S8], G[G_LEGAL]
+    opt, play, sets = T[T_OPT], T[T_PLAY], T[T_SETS]
     r = s8[CLAIM_RANK]
     suited, per_kind, slots, wild = held(G, T, s8[CURRENT], W)
     k = play[PL_KIND, r]
@@ -363,8 +383,8 @@ def card_claim_mask(G, T, W):
 @inlined
 def take_wild(G, T, seat, m, sel, n):
     """Add the ``m`` least wild cards ``seat`` holds to the card list ``sel[:n]``; returns the new length."""
-    hands = G[5]
-    kind = T[4]
+    hands = G[G_HANDS]
+    kind = T[T_KIND]
     for k in range(kind.shape[1]):
         if kind[K_WILD, k]:
             for c in range(kind[K_START, k], kind[K_START, k] + kind[K_COUNT, k]):
@@ -381,8 +401,9 @@ def select(G, T, seat, a, sel):
     """The cards card-level action ``a`` takes from ``seat``, as a list ``sel``: its named natural cards (the
     first copy held of each), then its wild cards: the least held of each named suit, or the least wild
     cards held. Returns (cards, wild cards among them)."""
-    hands = G[5]
-    opt, act, card, play, kind, ks, sets, runs = T[0], T[1], T[2], T[3], T[4], T[5], T[10], T[12]
+    hands = G[G_HANDS]
+    opt, act, card, play, kind, ks = T[T_OPT], T[T_ACT], T[T_CARD], T[T_PLAY], T[T_KIND], T[T_KS]
+    sets, runs = T[T_SETS], T[T_RUNS]
     D = opt[O_DECKS]
     n = 0
     is_run = a > opt[O_JS]

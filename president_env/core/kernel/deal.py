@@ -32,6 +32,7 @@ from .fields import (
     EXTRA_TOP_RANKS,
     FINISH,
     FIRST_LEAD,
+    G_P8,
     HAND_NO,
     K_COUNT,
     K_START,
@@ -63,6 +64,11 @@ from .fields import (
     REVOLUTION,
     SINGLE_ROW,
     SOCIAL,
+    T_CARD,
+    T_GIVE,
+    T_KIND,
+    T_OPT,
+    T_SCHED,
     TOP_CARDS,
     TOP_CLAIM,
     TOP_COUNT,
@@ -119,7 +125,7 @@ if config.DISABLE_JIT:  # plain Python: NumPy's uint64 scalars warn where the co
 def transfer(G, T, giver, recv, c):
     """Card ``c`` from seat ``giver`` to seat ``recv`` in the exchange (counted in exch_out / exch_in)."""
     s8, p8, pk8, k8, c8, hands, legal, i32, pts, i16, key = G
-    k = T[2][C_KIND, c]
+    k = T[T_CARD][C_KIND, c]
     hands[giver, c] = 0
     hands[recv, c] = 1
     pk8[COUNTS, giver, k] -= 1
@@ -133,7 +139,7 @@ def transfer(G, T, giver, recv, c):
 @njit
 def seat_of_rank(G, P):
     """seat holding each last-hand finishing position (an array of P)."""
-    p8 = G[1]
+    p8 = G[G_P8]
     out = np.empty(P, dtype=np.int64)
     for s in range(P):
         out[p8[SOCIAL, s]] = s
@@ -172,7 +178,7 @@ def deal(G, T, has_ranks):
     """Shuffle from (key, hand number) and deal one card at a time (section 1); under
     ``hand_assignment expose`` the President takes the pile showing the best card, and so on down."""
     s8, p8, pk8, k8, c8, hands, legal, i32, pts, i16, key = G
-    opt = T[0]
+    opt = T[T_OPT]
     P, C, d = opt[O_P], opt[O_C], opt[O_DIR]
     order = np.empty(P, dtype=np.int64)
     extra = opt[O_EXTRA_TO]
@@ -213,7 +219,7 @@ def _expose(G, T, order, perm):
     """hand_assignment expose: pile j is dealt to seat order[j]; its last card is shown face up; the
     President takes the pile showing the best card (ties: the pile dealt first), the Vice-President the next."""
     s8, p8, pk8, k8, c8, hands, legal, i32, pts, i16, key = G
-    opt, card = T[0], T[2]
+    opt, card = T[T_OPT], T[T_CARD]
     P, C = opt[O_P], opt[O_C]
     shown = np.empty(P, dtype=np.int64)
     for j in range(P):
@@ -245,7 +251,7 @@ def start_hand(G, T, dealt):
     set who leads (section 2) and play the forced exchange (section 6). The give-backs, and the merchants'
     trades, are decisions of the players that follow."""
     s8, p8, pk8, k8, c8, hands, legal, i32, pts, i16, key = G
-    opt, card, give, sched = T[0], T[2], T[8], T[7]
+    opt, card, give, sched = T[T_OPT], T[T_CARD], T[T_GIVE], T[T_SCHED]
     P, C, K = opt[O_P], opt[O_C], opt[O_K]
     ranked = 0                          # (a count, not a flag set True then False: numba would type the
     for s in range(P):                  # call below with the literal True first and compile deal twice)
@@ -254,7 +260,7 @@ def start_hand(G, T, dealt):
     has_ranks = ranked == P
     if not dealt:
         deal(G, T, has_ranks)
-    kind = T[4]
+    kind = T[T_KIND]
     for s in range(P):
         n = 0
         for k in range(K):                  # a kind's cards are numbered in a row
@@ -277,7 +283,7 @@ def start_hand(G, T, dealt):
     s8[TOP_COUNT] = 0
     s8[NEXT_BEST] = 0
     s8[NEXT_WORST] = P - 1
-    s8[REVOLUTION] = 0
+    s8[REVOLUTION] = 0        # the flag itself (legal.order_in_force reads the order in force)
     s8[DIRECTION] = opt[O_DIR]
     s8[EXCH_STEP] = 0
     s8[FIRST_LEAD] = 0

@@ -1,35 +1,39 @@
 """Compile-time indices of the compiled rules: state field groups, options and constant tables.
 
-The kernels read a game's state through the field groups of :mod:`president_env.core.layout`
+The kernels read a game's state through the field groups of :mod:`president_env.core.state`
 (``s8[b, TOP_RANK]``, ``p8[b, N_CARDS, seat]``, ``pk8[b, COUNTS, seat, kind]``) and the rules
 through ``opt[O_...]`` (one number per option or size) and the rows of a few tables
 (``act[A_RANK, a]``, ``card[C_KIND, c]``, ``play[PL_STR0 + rev, r]``). These names are module
-constants, so numba folds them into the code; their values follow the field tuples of
-``layout`` (checked by a test).
+constants, so numba folds them into the code. The state's indices and group sizes come from the
+field tuples of :mod:`president_env.core.state` (``S8_FIELDS`` ...), the one list of each group: the
+number of names here must match them (or the import fails), and ``tests/test_kernel_workspace.py``
+checks that each name is its field's (``TOP_RANK`` is ``"top_rank"``).
 """
 
 from __future__ import annotations
 
+from .. import state as _state
+
 # --------------------------------------------------------------------------- state: int8 groups
-# s8: one number per game (layout.S8_FIELDS)
+# s8: one number per game (state.S8_FIELDS)
 (PHASE, DEALER, CURRENT, LEADER, TOP_RANK, TOP_SIZE, TOP_OWNER, TOP_WILD, TOP_COUNT, FIRST_LEAD, NEXT_BEST,
  NEXT_WORST, REVOLUTION, DIRECTION, EXCH_STEP, HAND_OVER, SINGLE_ROW, TOP_OWN, QC_COUNT, CLAIM_RANK, CLAIM_NEXT,
- TOP_RUN) = range(22)
-# p8: one per seat (layout.P8_FIELDS)
-SEAT_PLAYER, SOCIAL, N_CARDS, PASSED, FINISH, LAST_FINISH, EXPOSED, TRADE_PICK = range(8)
-# pk8: per seat and kind
-COUNTS, EXCH_IN, EXCH_OUT = range(3)
-# k8: per kind
-PLAYED, DISCARDED = range(2)
-# c8: per card
-TOP_CARDS, PLAYED_CARDS, MOVED, PICKED = range(4)
-# i16
-POKER_CLAIM, TOP_CLAIM = range(2)
+ TOP_RUN) = range(len(_state.S8_FIELDS))
+# p8: one per seat (state.P8_FIELDS)
+SEAT_PLAYER, SOCIAL, N_CARDS, PASSED, FINISH, LAST_FINISH, EXPOSED, TRADE_PICK = range(len(_state.P8_FIELDS))
+# pk8: per seat and kind (state.PK8_FIELDS)
+COUNTS, EXCH_IN, EXCH_OUT = range(len(_state.PK8_FIELDS))
+# k8: per kind (state.K8_FIELDS)
+PLAYED, DISCARDED = range(len(_state.K8_FIELDS))
+# c8: per card (state.C8_FIELDS)
+TOP_CARDS, PLAYED_CARDS, MOVED, PICKED = range(len(_state.C8_FIELDS))
+# i16 (state.I16_FIELDS)
+POKER_CLAIM, TOP_CLAIM = range(len(_state.I16_FIELDS))
 # i32: HAND_NO, then points and hand_points by player in the (B, 2, P) view ``pts``
 HAND_NO = 0
 POINTS, HAND_POINTS = range(2)
 
-EXCHANGE, PLAY, OVER = 0, 1, 2
+EXCHANGE, PLAY, OVER = _state.EXCHANGE, _state.PLAY, _state.OVER
 
 # --------------------------------------------------------------------------- opt: options and sizes
 (O_P, O_C, O_K, O_R, O_S, O_A, O_DECKS, O_DIR, O_RN, O_NNAT, O_WILD_PLAY, O_HAS_WILD,
@@ -45,6 +49,23 @@ EXCHANGE, PLAY, OVER = 0, 1, 2
 TABLES = ("act", "card", "play", "kind", "ks", "power", "sched", "give", "points", "sets", "rid", "runs",
           "claims", "picks", "natkind", "obs", "setkey", "setlist")
 N_OPT = O_TABLES + 3 * len(TABLES)
+
+# --------------------------------------------------------------------------- the kernels' tuples (views.py)
+# The rules functions receive three tuples of views and read their slots by these names (module constants,
+# so numba folds them and indexes the tuples at compile time, as with a literal): ``G[G_HANDS]``,
+# ``T[T_SETS]``, ``W[W_SEL]``.
+# G (views.game_views): one game's field groups
+GAME_VIEWS = ("s8", "p8", "pk8", "k8", "c8", "hands", "legal", "i32", "pts", "i16", "key")
+G_S8, G_P8, G_PK8, G_K8, G_C8, G_HANDS, G_LEGAL, G_I32, G_PTS, G_I16, G_KEY = range(len(GAME_VIEWS))
+# T (views.rules_views): ``opt``, then the tables in the order of TABLES
+T_OPT = 0
+(T_ACT, T_CARD, T_PLAY, T_KIND, T_KS, T_POWER, T_SCHED, T_GIVE, T_POINTS, T_SETS, T_RID, T_RUNS, T_CLAIMS,
+ T_PICKS, T_NATKIND, T_OBS, T_SETKEY, T_SETLIST) = range(1, 1 + len(TABLES))
+# W (views.scratch_views): the workspace's scratch arrays
+SCRATCH_VIEWS = ("sel", "last", "lo", "hi", "cap", "extra", "nat", "suited", "per_kind", "slots", "pres", "picked",
+                 "names")
+(W_SEL, W_LAST, W_LO, W_HI, W_CAP, W_EXTRA, W_NAT, W_SUITED, W_PER_KIND, W_SLOTS, W_PRES, W_PICKED,
+ W_NAMES) = range(len(SCRATCH_VIEWS))
 
 # Option values
 MAY_REPLAY, LOCKS_OUT, SINGLE_ROUND = range(3)
@@ -89,17 +110,17 @@ CL_N, CL_KIND, CL_KEY, CL_KEY2, CL_W0, CL_W1, CL_W2, CL_W3, CL_W4, CL_STR0, CL_S
 PK_R, PK_S, PK_W, PK_FIRST = range(4)
 # natkind (1, NRp): poker natural rank index -> kind
 # obs (1, N_PIECES): offset of each observation piece, -1 where the rules have none
-(OB_HAND, OB_PLAYED, OB_TOP_RANK, OB_TOP_SIZE, OB_TOP_OWNER, OB_TOP_WILD, OB_TOP_COUNT, OB_LEADING, OB_MY_TURN,
- OB_CARD_COUNTS, OB_PASSED, OB_FINISHED, OB_SOCIAL, OB_POINTS, OB_REVOLUTION, OB_DIRECTION, OB_PHASE, OB_EXCH_GIVEN,
- OB_EXCH_RECEIVED, OB_SINGLE_ROW, OB_EXPOSED, OB_TRADING, OB_TRADE_PICK, OB_CLAIMING, OB_CLEAR_COUNT, OB_OWN_CARDS,
- OB_PLAYED_CARDS, OB_TOP_CARDS_OBS, OB_TOP_RUN, OB_TOP_CLAIM, OB_CLAIM, OB_PICKED) = range(32)
 OBS_PIECES = ("hand", "played", "top_rank", "top_size", "top_owner", "top_wild", "top_count", "leading", "my_turn",
               "card_counts", "passed", "finished", "social", "points", "revolution", "direction", "phase",
               "exch_given", "exch_received", "single_row", "exposed", "trading", "trade_pick", "claiming",
               "clear_count", "own_cards", "played_cards", "top_cards", "top_run", "top_claim", "claim", "picked")
+(OB_HAND, OB_PLAYED, OB_TOP_RANK, OB_TOP_SIZE, OB_TOP_OWNER, OB_TOP_WILD, OB_TOP_COUNT, OB_LEADING, OB_MY_TURN,
+ OB_CARD_COUNTS, OB_PASSED, OB_FINISHED, OB_SOCIAL, OB_POINTS, OB_REVOLUTION, OB_DIRECTION, OB_PHASE, OB_EXCH_GIVEN,
+ OB_EXCH_RECEIVED, OB_SINGLE_ROW, OB_EXPOSED, OB_TRADING, OB_TRADE_PICK, OB_CLAIMING, OB_CLEAR_COUNT, OB_OWN_CARDS,
+ OB_PLAYED_CARDS, OB_TOP_CARDS_OBS, OB_TOP_RUN, OB_TOP_CLAIM, OB_CLAIM, OB_PICKED) = range(len(OBS_PIECES))
 
 # Poker claim kinds (poker.SET ...)
 PK_SET, PK_TWO_PAIR, PK_WILD_SET, PK_STRAIGHT, PK_FLUSH, PK_FULL_HOUSE, PK_FOUR, PK_STRAIGHT_FLUSH, PK_FIVE = range(9)
 
-# Group sizes (layout.NS8 ...)
-NS8_, NP8_, NPK8_, NK8_, NC8_ = 22, 8, 3, 2, 4
+# Group sizes (state.NS8 ...)
+NS8_, NP8_, NPK8_, NK8_, NC8_ = _state.NS8, _state.NP8, _state.NPK8, _state.NK8, _state.NC8

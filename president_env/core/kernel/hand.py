@@ -24,6 +24,10 @@ from .fields import (
     EX_PARTNER,
     EXCH_STEP,
     FINISH,
+    G_C8,
+    G_HANDS,
+    G_P8,
+    G_S8,
     HAND_NO,
     HAND_OVER,
     HAND_POINTS,
@@ -45,6 +49,13 @@ from .fields import (
     POINTS,
     SEAT_PLAYER,
     SOCIAL,
+    T_ACT,
+    T_CARD,
+    T_OPT,
+    T_PICKS,
+    T_PLAY,
+    T_POINTS,
+    T_SCHED,
     TRADE_PICK,
 )
 from .jit import inlined, njit
@@ -54,9 +65,9 @@ from .jit import inlined, njit
 def rank_card_given(G, T, a):
     """Rank-level: the card a give-back or trade ``a`` names: the lowest suit of its rank held, or the least
     wild card held for WILD."""
-    hands = G[5]
-    act, card, play = T[1], T[2], T[3]
-    giver = G[0][CURRENT]
+    hands = G[G_HANDS]
+    act, card, play = T[T_ACT], T[T_CARD], T[T_PLAY]
+    giver = G[G_S8][CURRENT]
     k = play[PL_KIND, act[A_RANK, a]]
     for c in range(card.shape[1]):
         if hands[giver, c] and ((card[C_KIND, c] == k) if k >= 0 else card[C_WILD, c]):
@@ -67,17 +78,17 @@ def rank_card_given(G, T, a):
 @inlined
 def card_card_given(G, T, a, sel):
     """Card-level: the card the single ``a`` names (a wild card: the least held of its suit)."""
-    select(G, T, G[0][CURRENT], a, sel)
+    select(G, T, G[G_S8][CURRENT], a, sel)
     return sel[0]
 
 
 @inlined
 def poker_card_given(G, T, a):
     """Poker: the first copy held of the card the pick id ``a`` names."""
-    hands = G[5]
-    act, card = T[1], T[2]
-    giver = G[0][CURRENT]
-    first = T[14][PK_FIRST, act[A_PICK, a]]
+    hands = G[G_HANDS]
+    act, card = T[T_ACT], T[T_CARD]
+    giver = G[G_S8][CURRENT]
+    first = T[T_PICKS][PK_FIRST, act[A_PICK, a]]
     for c in range(first, card.shape[1]):
         if hands[giver, c] and card[C_FIRST, c] == first:
             return c
@@ -89,8 +100,8 @@ def give_back(G, T, c_give):
     """One exchange decision of the player to act, giving card ``c_give``. A give-back moves it to the partner
     at once; a merchant's first pick waits in ``trade_pick`` (unseen by the other merchant); the second pick
     moves both cards."""
-    s8, p8, c8 = G[0], G[1], G[4]
-    opt, card, sched = T[0], T[2], T[7]
+    s8, p8, c8 = G[G_S8], G[G_P8], G[G_C8]
+    opt, card, sched = T[T_OPT], T[T_CARD], T[T_SCHED]
     P, C = opt[O_P], card.shape[1]
     giver = s8[CURRENT]
     ranks = seat_of_rank(G, P)
@@ -119,7 +130,7 @@ def give_back(G, T, c_give):
 def end_hand(G, T):
     """Score the finished hand (section 7), then end the session or reseat and deal the next hand."""
     s8, p8, pk8, k8, c8, hands, legal, i32, pts, i16, key = G
-    opt, points = T[0], T[9]
+    opt, points = T[T_OPT], T[T_POINTS]
     P = opt[O_P]
     for s in range(P):                  # the last player with cards takes the place left
         if p8[FINISH, s] < 0:

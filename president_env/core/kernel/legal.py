@@ -21,6 +21,9 @@ from .fields import (
     FIRST_LEAD,
     FOUR_BOMB,
     FOUR_REVOLUTION,
+    G_LEGAL,
+    G_PK8,
+    G_S8,
     K_WILD,
     O_A,
     O_CARD_LEVEL,
@@ -54,6 +57,10 @@ from .fields import (
     REVOLUTION,
     SIZE_AT_LEAST,
     SIZE_EQUAL,
+    T_KIND,
+    T_OPT,
+    T_PLAY,
+    T_POWER,
     TIE_EQUAL,
     TIE_NATURAL,
     TOP_COUNT,
@@ -61,14 +68,22 @@ from .fields import (
     TOP_RUN,
     TOP_SIZE,
     TOP_WILD,
+    W_CAP,
+    W_EXTRA,
+    W_HI,
+    W_LO,
+    W_NAT,
 )
 from .jit import inlined
 
 
 @inlined
 def order_in_force(T, s8):
-    """0 in the normal order, 1 under a revolution (only the revolution rules turn it)."""
-    opt = T[0]
+    """0 in the normal order, 1 under a revolution (only the revolution rules turn it).
+
+    The one reader of the order in force: the rules functions ask it, never ``s8[REVOLUTION]``, which only
+    the deal (reset), the play (a revolution flips it) and the observation (the flag as it stands) touch."""
+    opt = T[T_OPT]
     if opt[O_FOUR] >= FOUR_REVOLUTION and s8[REVOLUTION]:
         return 1
     return 0
@@ -77,8 +92,8 @@ def order_in_force(T, s8):
 @inlined
 def holdings(G, T, seat, nat):
     """Cards of each non-WILD play rank held by ``seat`` into ``nat`` (R,); returns its wild cards."""
-    pk8 = G[2]
-    opt, play, kind = T[0], T[3], T[4]
+    pk8 = G[G_PK8]
+    opt, play, kind = T[T_OPT], T[T_PLAY], T[T_KIND]
     for r in range(opt[O_RN]):
         nat[r] = pk8[COUNTS, seat, play[PL_KIND, r]]
     wild = 0
@@ -95,9 +110,9 @@ def rank_intervals(G, T, W):  # noqa: C901 - one block per option
     plays, wild ties, transparent sets; on the rank-level table trumps too) as sizes ``lo[r]..hi[r]`` of each
     play rank, capped by what it holds (``cap[r]``: the largest set of the rank it can make) and, on the
     first lead, to the lowest card's rank (fine point 14). Returns (lead, first lead)."""
-    s8 = G[0]
-    opt, play = T[0], T[3]
-    lo, hi, cap, nat = W[2], W[3], W[4], W[6]
+    s8 = G[G_S8]
+    opt, play = T[T_OPT], T[T_PLAY]
+    lo, hi, cap, nat = W[W_LO], W[W_HI], W[W_CAP], W[W_NAT]
     R, S, Rn = opt[O_R], opt[O_S], opt[O_RN]
     card_level = opt[O_CARD_LEVEL] != 0
     wild = holdings(G, T, s8[CURRENT], nat)
@@ -165,9 +180,9 @@ def rank_extras(G, T, W, lead):
     """The plays the clearing and power rules add (section 5), whatever the size rule, before the holdings
     cap them: ``extra[r, n - 1]`` for trumps (card-level), reset cards, power plays, bombs and complete sets.
     Returns whether the rules have any (``extra`` is only written then)."""
-    s8 = G[0]
-    opt, play = T[0], T[3]
-    extra = W[5]
+    s8 = G[G_S8]
+    opt, play = T[T_OPT], T[T_PLAY]
+    extra = W[W_EXTRA]
     if not opt[O_HAS_EXTRAS]:
         return False
     R, S = opt[O_R], opt[O_S]
@@ -184,12 +199,12 @@ def rank_extras(G, T, W, lead):
                 for n in range(S):
                     extra[r, n] = 1
     if opt[O_HAS_RESET]:                        # a single reset card on anything
-        rrow = PL_RESET0 + (1 if (opt[O_REV_RESET] and s8[REVOLUTION]) else 0)
+        rrow = PL_RESET0 + (order_in_force(T, s8) if opt[O_REV_RESET] else 0)
         for r in range(R):
             if play[rrow, r]:
                 extra[r, 0] = 1
     if opt[O_HAS_POWER] and not lead and top_str < opt[O_POWER_FLOOR0 + rev]:
-        power = T[6]                            # power plays on a set of a rank below every power rank
+        power = T[T_POWER]                            # power plays on a set of a rank below every power rank
         ts = s8[TOP_SIZE]
         pt = 0 if ts > S else ts
         for r in range(R):
@@ -213,10 +228,10 @@ def plain_sets(G, T, W):
     plays any set it holds (the first lead one of the lowest card's rank), any other play is a set of the
     top's size of a higher rank (or of its rank, with equal_rank_beats). The plays :func:`rank_intervals`
     gives for such rules, in one pass over the ranks. Returns (lead, whether there is a play)."""
-    s8, legal = G[0], G[6]
-    opt, play = T[0], T[3]
+    s8, legal = G[G_S8], G[G_LEGAL]
+    opt, play = T[T_OPT], T[T_PLAY]
     R, S = opt[O_R], opt[O_S]
-    nat = W[6]
+    nat = W[W_NAT]
     holdings(G, T, s8[CURRENT], nat)
     top = s8[TOP_RANK]
     anything = False
@@ -245,10 +260,10 @@ def plain_sets(G, T, W):
 def rank_mask(G, T, W):
     """The rank-level legal plays of the player to act into ``legal[b]`` (id = 1 + rank * S + size - 1):
     its bound plays, and the extra plays it holds the cards for."""
-    legal = G[6]
-    opt = T[0]
+    legal = G[G_LEGAL]
+    opt = T[T_OPT]
     R, S = opt[O_R], opt[O_S]
-    lo, hi, cap, extra = W[2], W[3], W[4], W[5]
+    lo, hi, cap, extra = W[W_LO], W[W_HI], W[W_CAP], W[W_EXTRA]
     for a in range(opt[O_A]):
         legal[a] = 0
     if opt[O_PLAIN_SETS]:
@@ -276,11 +291,11 @@ def rank_mask(G, T, W):
 @inlined
 def exchange_mask(G, T, W):
     """Rank-level give-backs and trades: one card of any rank held (size-1 ids)."""
-    legal = G[6]
-    opt = T[0]
+    legal = G[G_LEGAL]
+    opt = T[T_OPT]
     S, Rn = opt[O_S], opt[O_RN]
-    nat = W[6]
-    wild = holdings(G, T, G[0][CURRENT], nat)
+    nat = W[W_NAT]
+    wild = holdings(G, T, G[G_S8][CURRENT], nat)
     for a in range(opt[O_A]):
         legal[a] = 0
     for r in range(Rn):
@@ -293,8 +308,8 @@ def exchange_mask(G, T, W):
 @inlined
 def claim_mask(G, T):
     """quick_clear, rank-level: the player asked may claim every natural card of the rank held, or decline."""
-    s8, pk8, legal = G[0], G[2], G[6]
-    opt, play = T[0], T[3]
+    s8, pk8, legal = G[G_S8], G[G_PK8], G[G_LEGAL]
+    opt, play = T[T_OPT], T[T_PLAY]
     r = s8[CLAIM_RANK]
     n = pk8[COUNTS, s8[CURRENT], play[PL_KIND, r]]
     for a in range(opt[O_A]):
@@ -306,7 +321,7 @@ def claim_mask(G, T):
 @inlined
 def over_mask(G, T):
     """A finished session allows only pass."""
-    legal = G[6]
-    for a in range(T[0][O_A]):
+    legal = G[G_LEGAL]
+    for a in range(T[T_OPT][O_A]):
         legal[a] = 0
     legal[0] = 1

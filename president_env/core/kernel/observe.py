@@ -23,6 +23,14 @@ from .fields import (
     EXCHANGE,
     EXPOSED,
     FINISH,
+    G_C8,
+    G_HANDS,
+    G_I16,
+    G_K8,
+    G_P8,
+    G_PK8,
+    G_PTS,
+    G_S8,
     N_CARDS,
     O_C,
     O_DIR,
@@ -77,6 +85,10 @@ from .fields import (
     SEAT_PLAYER,
     SINGLE_ROW,
     SOCIAL,
+    T_CARD,
+    T_OBS,
+    T_OPT,
+    T_SCHED,
     TOP_CARDS,
     TOP_CLAIM,
     TOP_COUNT,
@@ -107,8 +119,8 @@ def observe_game(G, T, player, out):  # noqa: C901 - one piece after another
 
     Inlined into its caller by LLVM (:func:`.jit.inlined`): a call would pass every array of ``G`` and ``T``
     field by field, several times the cost of the pieces."""
-    s8, p8, pk8, k8, c8, hands, pts, i16 = G[0], G[1], G[2], G[3], G[4], G[5], G[8], G[9]
-    opt, card, sched, obs = T[0], T[2], T[7], T[16]
+    s8, p8, pk8, k8, c8, hands, pts, i16 = G[G_S8], G[G_P8], G[G_PK8], G[G_K8], G[G_C8], G[G_HANDS], G[G_PTS], G[G_I16]
+    opt, card, sched, obs = T[T_OPT], T[T_CARD], T[T_SCHED], T[T_OBS]
     P, C, K, R = opt[O_P], opt[O_C], opt[O_K], opt[O_R]
     d = opt[O_DIR]
     seat = 0                                    # the observer's seat (its first, as argmax; 0 if none)
@@ -166,7 +178,7 @@ def observe_game(G, T, player, out):  # noqa: C901 - one piece after another
     for j in range(P):
         v[j] = pts[POINTS, p8[SEAT_PLAYER, _fold(seat + d * j, P)]]
     # revolution: rank order reversed
-    out[obs[0, OB_REVOLUTION]] = s8[REVOLUTION]
+    out[obs[0, OB_REVOLUTION]] = s8[REVOLUTION]         # the flag itself, as the player sees it
     # direction: +1 the rules' direction of play, -1 reversed
     out[obs[0, OB_DIRECTION]] = s8[DIRECTION] * d
     # phase: one-hot exchange, play, session over

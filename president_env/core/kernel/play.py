@@ -32,6 +32,12 @@ from .fields import (
     FOUR_BOMB,
     FOUR_REVOLUTION,
     FOUR_REVOLUTION_REVERSE,
+    G_C8,
+    G_HANDS,
+    G_I16,
+    G_K8,
+    G_PK8,
+    G_S8,
     K_COUNT,
     K_HIGH,
     K_START,
@@ -75,6 +81,12 @@ from .fields import (
     SINGLE_ROUND,
     SINGLE_ROW,
     SOCIAL,
+    T_ACT,
+    T_CARD,
+    T_CLAIMS,
+    T_KIND,
+    T_OPT,
+    T_PLAY,
     TOP_CARDS,
     TOP_CLAIM,
     TOP_COUNT,
@@ -86,6 +98,7 @@ from .fields import (
     TOP_WILD,
 )
 from .jit import inlined
+from .legal import order_in_force
 
 
 @inlined
@@ -116,8 +129,8 @@ def next_seat(p8, start, d, need_turn):
 def take_rank(G, T, seat, rank, size, sel):
     """Rank-level: the cards of a play of ``size`` of play rank ``rank`` as a list ``sel``: natural cards,
     lowest suit first, then the least wild cards (choice 1). Returns (cards, wild cards)."""
-    hands = G[5]
-    play, kind = T[3], T[4]
+    hands = G[G_HANDS]
+    play, kind = T[T_PLAY], T[T_KIND]
     k = play[PL_KIND, rank]
     n = 0
     if k >= 0:
@@ -134,8 +147,8 @@ def take_rank(G, T, seat, rank, size, sel):
 def remove_played(G, T, seat, sel, n, by_card):
     """The cards ``sel[:n]`` leave ``seat``'s hand face up (counted in ``played``; with ``by_card`` also in
     ``played_cards``, which rules that name cards keep)."""
-    pk8, k8, c8, hands = G[2], G[3], G[4], G[5]
-    card = T[2]
+    pk8, k8, c8, hands = G[G_PK8], G[G_K8], G[G_C8], G[G_HANDS]
+    card = T[T_CARD]
     for i in range(n):
         c = sel[i]
         k = card[C_KIND, c]
@@ -256,22 +269,22 @@ def end_trick(s8, p8, c8, i16, leader):
 def cards_of_rank_play(G, T, a, sel):
     """Rank-level rules: (rank, size, cards, wild cards) of play ``a``, its cards listed in ``sel``: natural
     cards of its rank lowest suit first, then the least wild cards (choice 1)."""
-    act = T[1]
+    act = T[T_ACT]
     rank, size = act[A_RANK, a], act[A_SIZE, a]
     n = n_wild = 0
     if size > 0:
-        n, n_wild = take_rank(G, T, G[0][CURRENT], rank, size, sel)
+        n, n_wild = take_rank(G, T, G[G_S8][CURRENT], rank, size, sel)
     return rank, size, n, n_wild
 
 
 @inlined
 def cards_of_card_play(G, T, a, sel):
     """Card-level rules: (rank, size, cards, wild cards) of play ``a``: the cards its id names (:func:`select`)."""
-    act = T[1]
+    act = T[T_ACT]
     rank, size = act[A_RANK, a], act[A_SIZE, a]
     n = n_wild = 0
     if size > 0:
-        n, n_wild = select(G, T, G[0][CURRENT], a, sel)
+        n, n_wild = select(G, T, G[G_S8][CURRENT], a, sel)
     return rank, size, n, n_wild
 
 
@@ -279,8 +292,8 @@ def cards_of_card_play(G, T, a, sel):
 def cards_of_poker_play(G, T, a, sel):
     """Poker: (rank, size, cards, wild cards) of the play made by the last pick of the pending claim (``a``
     0: a pass): the picked cards; the claim goes on top."""
-    c8, i16 = G[4], G[9]
-    card, claims = T[2], T[13]
+    c8, i16 = G[G_C8], G[G_I16]
+    card, claims = T[T_CARD], T[T_CLAIMS]
     claim = i16[POKER_CLAIM] if a > 0 else 0
     n = n_wild = 0
     if claim > 0:
@@ -301,7 +314,7 @@ def play_or_pass(G, T, a, sel, rank, size, n, n_wild):  # noqa: C901 - one block
     its ``n`` cards in ``sel`` (``n_wild`` of them wild), still in the hand. Returns whether the hand ended
     (the caller scores it)."""
     s8, p8, pk8, k8, c8, hands, legal, i32, pts, i16, key = G
-    opt, act, card, play = T[0], T[1], T[2], T[3]
+    opt, act, card, play = T[T_OPT], T[T_ACT], T[T_CARD], T[T_PLAY]
     P, C, S = opt[O_P], opt[O_C], opt[O_S]
     cur = s8[CURRENT]
     poker = opt[O_POKER] != 0
@@ -327,7 +340,7 @@ def play_or_pass(G, T, a, sel, rank, size, n, n_wild):  # noqa: C901 - one block
         # revolution; a transparent set of the top's size: the rank it beat).
         eff = rank
         if is_run:
-            eff = rank if s8[REVOLUTION] else rank + size - 1
+            eff = rank if order_in_force(T, s8) else rank + size - 1
         if rank == opt[O_TRANSPARENT] and old_rank >= 0 and size == old_size and not_run:
             eff = old_rank
         if opt[O_COMPLETE_SET]:         # cards of the top's rank in consecutive plays; a run counts none
@@ -369,12 +382,12 @@ def play_or_pass(G, T, a, sel, rank, size, n, n_wild):  # noqa: C901 - one block
             p8[PASSED, s] = 0
 
     if is_play:
-        rev_before = s8[REVOLUTION]
+        rev_before = order_in_force(T, s8)      # the order the play was made in (a revolution flips it below)
         # Revolutions: four of a kind (never a run; in poker the four/five of a kind claims), or four singles
         # of one rank in a row (eight with two decks).
         four = size >= 4 and not is_run
         if poker:
-            four = T[13][CL_BOMB, claim] != 0
+            four = T[T_CLAIMS][CL_BOMB, claim] != 0
         flip = four
         if opt[O_REV_SINGLES]:
             if size == 1 and eff == old_rank and old_size == 1:
@@ -384,7 +397,7 @@ def play_or_pass(G, T, a, sel, rank, size, n, n_wild):  # noqa: C901 - one block
             s8[SINGLE_ROW] = row
             flip = flip or (size == 1 and (row == 4 or (row == 8 and S == 8)))
         if opt[O_FOUR] >= FOUR_REVOLUTION and flip:
-            s8[REVOLUTION] = 1 - s8[REVOLUTION]
+            s8[REVOLUTION] = 1 - s8[REVOLUTION]     # the flag itself: the one writer besides the deal
             if opt[O_FOUR] == FOUR_REVOLUTION_REVERSE:
                 s8[DIRECTION] = -s8[DIRECTION]
         # Plays that end the trick at once (section 5, fine point 5).
@@ -427,7 +440,7 @@ def play_or_pass(G, T, a, sel, rank, size, n, n_wild):  # noqa: C901 - one block
     nxt = cur if again else next_seat(p8, start, d, True)
     asked = -1
     if qc and is_play and not (claim_play or clear_self or clear_next or ended or is_run):
-        asked = claimer(s8, pk8, opt, play, T[4], rank, cur)
+        asked = claimer(s8, pk8, opt, play, T[T_KIND], rank, cur)
     if trick_end:
         win = cur if clear_next else owner
         if not clear_next and p8[N_CARDS, win] > 0:

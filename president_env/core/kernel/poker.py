@@ -23,6 +23,11 @@ from .fields import (
     CURRENT,
     FIRST_LEAD,
     FOUR_BOMB,
+    G_C8,
+    G_HANDS,
+    G_I16,
+    G_LEGAL,
+    G_S8,
     O_A,
     O_COMPULSORY,
     O_EQUAL_RANK_BEATS,
@@ -45,19 +50,26 @@ from .fields import (
     PK_TWO_PAIR,
     PK_WILD_SET,
     POKER_CLAIM,
-    REVOLUTION,
+    T_ACT,
+    T_CARD,
+    T_CLAIMS,
+    T_OPT,
+    T_PICKS,
     TOP_CARDS,
     TOP_CLAIM,
+    W_NAMES,
+    W_PICKED,
 )
 from .jit import inlined
+from .legal import order_in_force
 
 
 @inlined
 def poker_choice(G, T, a):
     """A claim (``1 <= a <= X``) is noted and its picks start; a pick takes the next copy of its card held
     into ``picked``. Returns True when the claim's last card is picked: the play is made now."""
-    s8, c8, hands, i16 = G[0], G[4], G[5], G[9]
-    opt, act, card, claims, picks = T[0], T[1], T[2], T[13], T[14]
+    s8, c8, hands, i16 = G[G_S8], G[G_C8], G[G_HANDS], G[G_I16]
+    opt, act, card, claims, picks = T[T_OPT], T[T_ACT], T[T_CARD], T[T_CLAIMS], T[T_PICKS]
     C = card.shape[1]
     if a <= opt[O_X]:
         i16[POKER_CLAIM] = a
@@ -79,8 +91,8 @@ def poker_choice(G, T, a):
 @inlined
 def poker_exchange_mask(G, T):
     """Poker give-backs and trades: the pick id of any card name held."""
-    s8, hands, legal = G[0], G[5], G[6]
-    opt, card, picks = T[0], T[2], T[14]
+    s8, hands, legal = G[G_S8], G[G_HANDS], G[G_LEGAL]
+    opt, card, picks = T[T_OPT], T[T_CARD], T[T_PICKS]
     X = opt[O_X]
     cur = s8[CURRENT]
     for a in range(opt[O_A]):
@@ -110,7 +122,7 @@ ALL = 4
 @inlined
 def _tally(cnt, T, c, d):
     """Add ``d`` copies of card ``c`` to the count table ``cnt``."""
-    card, picks = T[2], T[14]
+    card, picks = T[T_CARD], T[T_PICKS]
     nr = cnt.shape[0] - 2
     u = card[C_NAME, c]
     r, s = picks[PK_R, u], picks[PK_S, u]
@@ -461,8 +473,8 @@ def _pick_ok(claims, x, r, s, S, A, rev):
 def _top_suit(G, T, rev):
     """The top's best suit as a strength: its strongest suit place, or reversed under a revolution
     3 - its weakest (as the engine it replaced did: a card of suit -1 would count as -1 and as 4)."""
-    c8 = G[4]
-    card = T[2]
+    c8 = G[G_C8]
+    card = T[T_CARD]
     hi, lo = -1, 4
     for c in range(card.shape[1]):
         if c8[TOP_CARDS, c]:
@@ -495,11 +507,11 @@ def _legal_picks(claims, picks, x, S, A, rev, avail, bind, top_suit, equal_beats
 @inlined
 def poker_mask(G, T, W):
     """The legal claims or picks of the player to act (docs/rules.md choice 45), into ``legal[b]``."""
-    s8, c8, hands, legal, i16 = G[0], G[4], G[5], G[6], G[9]
-    opt, card, claims, picks = T[0], T[2], T[13], T[14]
+    s8, c8, hands, legal, i16 = G[G_S8], G[G_C8], G[G_HANDS], G[G_LEGAL], G[G_I16]
+    opt, card, claims, picks = T[T_OPT], T[T_CARD], T[T_CLAIMS], T[T_PICKS]
     X, U, NR, C = opt[O_X], opt[O_U], opt[O_NRP], card.shape[1]
     cur = s8[CURRENT]
-    rev = s8[REVOLUTION] != 0
+    rev = order_in_force(T, s8) != 0
     top = i16[TOP_CLAIM]
     lead = top == 0
     claim = i16[POKER_CLAIM]
@@ -508,8 +520,8 @@ def poker_mask(G, T, W):
         legal[a] = 0
     # count the picked cards (S) and the available ones (A: held, not picked), and the names available
     # (in the workspace: S, A and the first lead's S0, A0 (NR + 2, 5); the names available and legal (U,))
-    S, A, S0, A0 = W[11][0], W[11][1], W[11][2], W[11][3]
-    avail, names = W[12][0], W[12][1]
+    S, A, S0, A0 = W[W_PICKED][0], W[W_PICKED][1], W[W_PICKED][2], W[W_PICKED][3]
+    avail, names = W[W_NAMES][0], W[W_NAMES][1]
     for r in range(NR + 2):
         for j in range(5):
             S[r, j] = 0

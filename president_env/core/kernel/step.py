@@ -26,6 +26,9 @@ from .fields import (
     CLAIM_RANK,
     CURRENT,
     EXCHANGE,
+    G_C8,
+    G_PTS,
+    G_S8,
     HAND_OVER,
     HAND_POINTS,
     MOVED,
@@ -36,6 +39,9 @@ from .fields import (
     OVER,
     PHASE,
     PLAY,
+    T_OPT,
+    W_LAST,
+    W_SEL,
 )
 from .hand import card_card_given, end_hand, give_back, poker_card_given, rank_card_given
 from .jit import inlined, njit, thin
@@ -49,12 +55,12 @@ from .views import batch_legal, game_views, prefetch_row, rules_views, scratch_s
 @thin
 def legal_rank(G, T, W):
     """The legal actions of the game now (rank-level table): a function of the state alone."""
-    s8 = G[0]
+    s8 = G[G_S8]
     if s8[PHASE] == OVER:
         over_mask(G, T)
     elif s8[PHASE] == EXCHANGE:
         exchange_mask(G, T, W)
-    elif T[0][O_QUICK_CLEAR] and s8[CLAIM_RANK] >= 0:
+    elif T[T_OPT][O_QUICK_CLEAR] and s8[CLAIM_RANK] >= 0:
         claim_mask(G, T)
     else:
         rank_mask(G, T, W)
@@ -63,12 +69,12 @@ def legal_rank(G, T, W):
 @thin
 def legal_cards(G, T, W):
     """The legal actions of the game now (card-level table)."""
-    s8 = G[0]
+    s8 = G[G_S8]
     if s8[PHASE] == OVER:
         over_mask(G, T)
     elif s8[PHASE] == EXCHANGE:
         card_exchange_mask(G, T, W)
-    elif T[0][O_QUICK_CLEAR] and s8[CLAIM_RANK] >= 0:
+    elif T[T_OPT][O_QUICK_CLEAR] and s8[CLAIM_RANK] >= 0:
         card_claim_mask(G, T, W)
     else:
         card_mask(G, T, W)
@@ -77,7 +83,7 @@ def legal_cards(G, T, W):
 @thin
 def legal_poker(G, T, W):
     """The legal actions of the game now (poker: claims and picks)."""
-    s8 = G[0]
+    s8 = G[G_S8]
     if s8[PHASE] == OVER:
         over_mask(G, T)
     elif s8[PHASE] == EXCHANGE:
@@ -90,8 +96,8 @@ def legal_poker(G, T, W):
 @thin
 def begin_step(G, T):
     """A decision starts: no hand has ended and nothing has moved yet. Returns the phase."""
-    s8, c8, pts = G[0], G[4], G[8]
-    opt = T[0]
+    s8, c8, pts = G[G_S8], G[G_C8], G[G_PTS]
+    opt = T[T_OPT]
     s8[HAND_OVER] = 0
     for p in range(opt[O_P]):
         pts[HAND_POINTS, p] = 0
@@ -103,8 +109,8 @@ def begin_step(G, T):
 @thin
 def declined(G, T, a):
     """quick_clear: the player asked says no (``a`` 0); the normal turn goes on. Returns whether it was that."""
-    s8 = G[0]
-    if T[0][O_QUICK_CLEAR] and s8[CLAIM_RANK] >= 0 and a == 0:
+    s8 = G[G_S8]
+    if T[T_OPT][O_QUICK_CLEAR] and s8[CLAIM_RANK] >= 0 and a == 0:
         s8[CURRENT] = s8[CLAIM_NEXT]
         s8[CLAIM_RANK] = -1
         s8[CLAIM_NEXT] = -1
@@ -117,8 +123,8 @@ def score_if_over(G, T, W, ended):
     """After a play that ended the hand: score it, deal the next one; ``moved`` keeps the cards of the play
     that ended the hand, not the next deal's gifts."""
     if ended:
-        c8, last = G[4], W[1]
-        C = T[0][O_C]
+        c8, last = G[G_C8], W[W_LAST]
+        C = T[T_OPT][O_C]
         for c in range(C):
             last[c] = c8[MOVED, c]
         end_hand(G, T)
@@ -132,8 +138,8 @@ def step_rank(G, T, a, W):
     phase = begin_step(G, T)
     if phase == PLAY:
         if not declined(G, T, a):
-            rank, size, n, n_wild = cards_of_rank_play(G, T, a, W[0])
-            score_if_over(G, T, W, play_or_pass(G, T, a, W[0], rank, size, n, n_wild))
+            rank, size, n, n_wild = cards_of_rank_play(G, T, a, W[W_SEL])
+            score_if_over(G, T, W, play_or_pass(G, T, a, W[W_SEL], rank, size, n, n_wild))
     elif phase == EXCHANGE:
         give_back(G, T, rank_card_given(G, T, a))
     legal_rank(G, T, W)
@@ -145,10 +151,10 @@ def step_cards(G, T, a, W):
     phase = begin_step(G, T)
     if phase == PLAY:
         if not declined(G, T, a):
-            rank, size, n, n_wild = cards_of_card_play(G, T, a, W[0])
-            score_if_over(G, T, W, play_or_pass(G, T, a, W[0], rank, size, n, n_wild))
+            rank, size, n, n_wild = cards_of_card_play(G, T, a, W[W_SEL])
+            score_if_over(G, T, W, play_or_pass(G, T, a, W[W_SEL], rank, size, n, n_wild))
     elif phase == EXCHANGE:
-        give_back(G, T, card_card_given(G, T, a, W[0]))
+        give_back(G, T, card_card_given(G, T, a, W[W_SEL]))
     legal_cards(G, T, W)
 
 
@@ -158,8 +164,8 @@ def step_poker(G, T, a, W):
     moves no card; a pass, or the last pick, plays."""
     phase = begin_step(G, T)
     if phase == PLAY and (a == 0 or poker_choice(G, T, a)):
-        rank, size, n, n_wild = cards_of_poker_play(G, T, a, W[0])
-        score_if_over(G, T, W, play_or_pass(G, T, a, W[0], rank, size, n, n_wild))
+        rank, size, n, n_wild = cards_of_poker_play(G, T, a, W[W_SEL])
+        score_if_over(G, T, W, play_or_pass(G, T, a, W[W_SEL], rank, size, n, n_wild))
     elif phase == EXCHANGE:
         give_back(G, T, poker_card_given(G, T, a))
     legal_poker(G, T, W)
@@ -182,7 +188,7 @@ def first_illegal(b8, opt, actions, where):
 @thin
 def not_stepped(G, opt):
     """A game not stepped: no hand ended and nothing moved in this call."""
-    s8, c8, pts = G[0], G[4], G[8]
+    s8, c8, pts = G[G_S8], G[G_C8], G[G_PTS]
     s8[HAND_OVER] = 0
     for p in range(opt[O_P]):
         pts[HAND_POINTS, p] = 0

@@ -6,7 +6,11 @@ and for each game ``b`` in turn the tuple ``G`` of that game's field groups, so 
 functions read one game with no batch index::
 
     s8, p8, pk8, k8, c8, hands, legal, i32, pts, i16, key = G      # s8[TOP_RANK], p8[N_CARDS, seat], ...
-    opt, act, card, play, kind, ks, power, sched, give, points, sets, rid, runs, claims, picks, natkind, obs = T
+    (opt, act, card, play, kind, ks, power, sched, give, points, sets, rid, runs, claims, picks, natkind, obs,
+     setkey, setlist) = T
+
+or one slot by its name in :mod:`.fields` (``G[G_HANDS]``, ``T[T_SETS]``, ``W[W_SEL]``: compile-time
+constants, never a number), as the scratch space ``W`` is read.
 
 The views are made from raw addresses (``numba.carray``): they hold no reference count, so passing
 them from function to function costs nothing, where views that carry one would cost two atomic
