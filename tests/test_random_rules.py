@@ -773,14 +773,13 @@ def test_the_fast_rule_sets_cover_every_option() -> None:
     assert any(r.merchant_trade for r in kept) and any(r.revolution_by_singles for r in kept)
 
 
-@pytest.mark.parametrize("index,rules", FAST.kept, ids=[f"candidate{i}" for i, _ in FAST.kept])
+def _cases(drawn: Drawn, prefix: str, slow: bool = False) -> list:
+    return [pytest.param(i, r, id=f"{prefix}{i}", marks=pytest.mark.slow if slow else ()) for i, r in drawn.kept]
+
+
+@pytest.mark.parametrize("index,rules", _cases(FAST, "candidate") + _cases(SLOW, "candidate", slow=True)
+                         + _cases(HALF, "half") + _cases(HALF_SLOW, "half", slow=True))
 def test_random_rule_set(index: int, rules: Rules) -> None:
-    check_rules(index, rules)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("index,rules", SLOW.kept, ids=[f"candidate{i}" for i, _ in SLOW.kept])
-def test_random_rule_set_slow(index: int, rules: Rules) -> None:
     check_rules(index, rules)
 
 
@@ -791,16 +790,6 @@ def test_the_deck_and_a_half_rule_sets_vary() -> None:
     assert any(r.complete_set_clears for r in kept) and any(r.quick_clear for r in kept)
     assert any(r.wild_ranks for r in kept) and any(r.first_lead == "lowest_card" for r in kept)
 
-
-@pytest.mark.parametrize("index,rules", HALF.kept, ids=[f"half{i}" for i, _ in HALF.kept])
-def test_random_deck_and_a_half_rule_set(index: int, rules: Rules) -> None:
-    check_rules(index, rules)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("index,rules", HALF_SLOW.kept, ids=[f"half{i}" for i, _ in HALF_SLOW.kept])
-def test_random_deck_and_a_half_rule_set_slow(index: int, rules: Rules) -> None:
-    check_rules(index, rules)
 
 
 # --------------------------------------------------------------------------- bugs found here, now refused
