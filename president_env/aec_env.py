@@ -210,7 +210,8 @@ def observation_bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     known = {
         "hand": (0, per_kind), "played": (0, per_kind), "exch_given": (0, per_kind), "exch_received": (0, per_kind),
         "top_count": (0, C), "single_row": (0, C), "clear_count": (0, rules.max_set), "card_counts": (0, C),
-        "finished": (0, P), "social": (0, P), "top_run": (0, len(rules.rank_order)),
+        "finished": (0, P), "social": (0, P), "top_run": (0, len(rules.rank_order) + 1),
+        "top_run_low": (0, len(rules.rank_order) + 1), "pass_run": (0, rules.pass_limit or 0),
         "points": (plo, phi), "direction": (-1, 1),
     }
     D = O.size(rules)

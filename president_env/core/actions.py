@@ -56,6 +56,12 @@ class ActionTable:
     wild_cards: tuple[tuple[str, ...], ...] = ()  # card-level under ``Rules.names_wild_cards``: the wild cards
     #                                           each set names ("2D"; "JK" for a wild joker), ``wild[i]`` of them;
     #                                           empty otherwise
+    joker_as: tuple[str, ...] = ()            # under ``Rules.joker_stands_for``: the card the joker stands for
+    #                                           ("9S"; "9*" the fifth 9 of a five-card set; a run's place below
+    #                                           its lowest rank "<H" or above its highest ">H"), "" none
+    run_lo: np.ndarray | None = None          # card-level: (A,) a run's lowest place in rank_order (-1: the
+    #                                           virtual place below it, run_joker_ends), -9 for a set
+    joker_pos: np.ndarray | None = None       # under ``Rules.joker_stands_for``: (A,) a run's joker place, -9 none
 
     @property
     def n(self) -> int:
@@ -70,6 +76,11 @@ class ActionTable:
         return self.pick is not None
 
     @property
+    def names_joker(self) -> bool:
+        """Whether actions name the card the joker stands for (``Rules.joker_stands_for``)."""
+        return bool(self.joker_as)
+
+    @property
     def names_wild(self) -> bool:
         """Whether sets name their wild cards (``Rules.names_wild_cards``), not only count them."""
         return bool(self.wild_cards)
@@ -81,6 +92,9 @@ class ActionTable:
             return f"pick {self.cards[i][0]}" if self.pick[i] >= 0 else self.claim_words[i]
         if not self.card_level or i == 0:
             return _words(self.names[i], int(self.size[i]))
+        if self.joker_as:
+            return _joker_words(self.cards[i], int(self.size[i]), int(self.run[i]), self.joker_as[i],
+                                int(self.joker_pos[i] - self.run_lo[i]))
         named = self.wild_cards[i] if self.wild_cards else ()
         return _card_words(self.cards[i], int(self.size[i]), int(self.wild[i]), int(self.run[i]), named)
 
@@ -93,6 +107,8 @@ class ActionTable:
                 row.update(cards=list(self.cards[i]), wild=int(self.wild[i]), run=int(self.run[i]))
                 if self.wild_cards:
                     row.update(wild_cards=list(self.wild_cards[i]))
+                if self.joker_as:
+                    row.update(joker_as=self.joker_as[i] or None)
             if self.poker:
                 row.update(cards=list(self.cards[i]), pick=bool(self.pick[i] >= 0))
             out.append(row)
@@ -146,13 +162,16 @@ def _card_level_table(rules: Rules, t: Tables) -> ActionTable:
     A set's wild cards are a count, except under ``Rules.names_wild_cards`` (section 8 fine point 10),
     where the set names them too: ``pair 7C + wild 2D`` and ``pair 7C + wild 2C`` are two actions, and with
     threes wild as well ``pair 7C + wild 3D`` a third (their printed ranks matter to ``forbidden_finish``
-    and to what the others see); the engine plays the named wild cards."""
+    and to what the others see); the engine plays the named wild cards. Under ``Rules.joker_stands_for``
+    (the UEC rules: one wild joker) a set names the suit the joker stands for (``pair 9D + JK as 9S``) and
+    a run the joker's place (``run 6H JK 8H``), its virtual ends included with ``run_joker_ends``."""
     S = rules.max_set
     n_wild = int(t.card_wild.sum())
     copies: dict[str, int] = {}
     for name in t.card_names:
         copies[name] = copies.get(name, 0) + 1
     named = rules.names_wild_cards
+    stands = rules.joker_stands_for
     wild_tokens = wild_card_names(t)
     for c in np.flatnonzero(t.card_wild):
         copies["*" + t.card_names[c]] = copies.get("*" + t.card_names[c], 0) + 1
@@ -164,7 +183,17 @@ def _card_level_table(rules: Rules, t: Tables) -> ActionTable:
     def wild_parts(w: int) -> list[tuple[str, ...]]:
         return combos(wild_tokens, w, "*") if named else [()]
 
-    rows: list[tuple] = [(-1, 0, (), 0, 0, 0, ())]  # rank, size, cards, wild, run, rank_id, wild names
+    def joker_parts(rank: str, combo: tuple[str, ...], w: int) -> list[str]:
+        """Under joker_stands_for: the cards the one joker of a set may stand for (a suit the set lacks;
+        the fifth card of a five-card set)."""
+        if not stands or w == 0:
+            return [""]
+        if len(combo) == 4:
+            return [rank + "*"]
+        return [rank + suit for suit in rules.suit_order if rank + suit not in combo]
+
+    rows: list[tuple] = [(-1, 0, (), 0, 0, 0, (), "", -9, -9)]  # rank, size, cards, wild, run, rank_id,
+    #                                                              wild names, joker as, run lo, joker place
     for p, k in enumerate(t.play_kind):
         kind_names = [n for n in dict.fromkeys(t.card_names[c] for c in np.flatnonzero(t.card_kind == k))] \
             if k >= 0 else []
@@ -172,15 +201,16 @@ def _card_level_table(rules: Rules, t: Tables) -> ActionTable:
             rid = 1 + p * S + n - 1
             if k < 0:
                 if n <= n_wild:
-                    rows += [(p, n, (), n, 0, rid, wc) for wc in wild_parts(n)]
+                    rows += [(p, n, (), n, 0, rid, wc, "", -9, -9) for wc in wild_parts(n)]
                 continue
             if t.kind_high[k] and n > 1:
                 continue
             for w in range(0, min(n - 1, n_wild) + 1):
                 for combo in combos(kind_names, n - w):
-                    rows += [(p, n, combo, w, 0, rid, wc) for wc in wild_parts(w)]
+                    rows += [(p, n, combo, w, 0, rid, wc, ja, -9, -9) for wc in wild_parts(w)
+                             for ja in joker_parts(t.kinds[k], combo, w)]
     if rules.runs:
-        rows += [r + ((),) for r in _runs(rules, t)]
+        rows += _runs(rules, t)
     rank = np.array([r[0] for r in rows], dtype=np.int64)
     return ActionTable(
         rank=rank, size=np.array([r[1] for r in rows], dtype=np.int64),
@@ -188,6 +218,9 @@ def _card_level_table(rules: Rules, t: Tables) -> ActionTable:
         cards=tuple(r[2] for r in rows), wild=np.array([r[3] for r in rows], dtype=np.int64),
         run=np.array([r[4] for r in rows], dtype=np.int64), rank_id=np.array([r[5] for r in rows], dtype=np.int64),
         wild_cards=tuple(r[6] for r in rows) if named else (),
+        joker_as=tuple(r[7] for r in rows) if stands else (),
+        run_lo=np.array([r[8] for r in rows], dtype=np.int64),
+        joker_pos=np.array([r[9] for r in rows], dtype=np.int64) if stands else None,
     )
 
 
@@ -197,21 +230,47 @@ def wild_card_names(t: Tables) -> list[str]:
     return list(dict.fromkeys(t.card_names[c] for c in np.flatnonzero(t.card_wild)))
 
 
-def _runs(rules: Rules, t: Tables) -> list[tuple[int, int, tuple[str, ...], int, int, int]]:
-    """Runs: per suit, per length, per lowest rank; natural ranks in rank_order, never through a wild one."""
+def _runs(rules: Rules, t: Tables) -> list[tuple]:
+    """Runs: per suit, per length, per lowest rank; natural ranks in rank_order, never through a wild one.
+    Under ``Rules.joker_stands_for`` each window also comes with the joker in each of its places (after the
+    run of natural cards alone), and with ``run_joker_ends`` windows reach one place past either end of
+    rank_order, where the joker stands (JK 3H 4H, AH 2H JK)."""
     order = list(rules.rank_order)
     ok = [r not in rules.wild_ranks for r in order]
     names = set(t.card_names)
+    stands = rules.joker_stands_for
+    ends = 1 if rules.run_joker_ends else 0
+    N = len(order)
     out = []
     for suit in rules.suit_order:
-        for L in range(rules.runs, len(order) + 1):
-            for lo in range(len(order) - L + 1):
-                if not all(ok[lo:lo + L]):
+        for L in range(rules.runs, N + 1 + ends):
+            for lo in range(-ends, N - L + 1 + ends):
+                places = range(lo, lo + L)
+                virtual = [x for x in places if x < 0 or x >= N]
+                if len(virtual) > 1 or not all(ok[x] for x in places if 0 <= x < N):
                     continue
-                cards = tuple(r + suit for r in order[lo:lo + L]
-                              if r + suit in names and r + suit not in rules.high_cards)  # no high card in a run
-                if cards:
-                    out.append((int(t.kind_play[lo]), L, cards, 0, L, -1))
+                natural = [x for x in places if 0 <= x < N]
+                cards = tuple(order[x] + suit for x in natural
+                              if order[x] + suit in names and order[x] + suit not in rules.high_cards)  # no high card
+                if not cards:
+                    continue
+                low = int(t.kind_play[natural[0]])
+                jokers = [None] if not stands else ([None] + natural if not virtual else virtual)
+                for jx in jokers:
+                    if stands and jx is None and len(cards) < L:
+                        continue                          # named: a run without the joker holds every card
+                    shown = tuple(c for x, c in zip(natural, cards, strict=False) if x != jx) if stands else cards
+                    if stands and len(shown) < 2:
+                        continue
+                    if jx is None:
+                        ja = ""
+                    elif jx < 0:
+                        ja = "<" + suit
+                    elif jx >= N:
+                        ja = ">" + suit
+                    else:
+                        ja = order[jx] + suit
+                    out.append((low, L, shown, 0 if jx is None else 1, L, -1, (), ja, lo, -9 if jx is None else jx))
     return out
 
 
@@ -300,6 +359,21 @@ def _card_words(cards: tuple[str, ...], size: int, wild: int, run: int, wild_car
     else:
         shown = " ".join(cards) + (f" + {wild} wild" if wild else "")
     return f"{_SIZE_WORDS.get(size, f'{size} x')} {shown}"
+
+
+def _joker_words(cards: tuple[str, ...], size: int, run: int, joker_as: str, place: int = -1) -> str:
+    """Under ``Rules.joker_stands_for``: 'pair 9D + JK as 9S', 'five 9C 9D 9H 9S + JK', 'run 6H JK 8H'
+    (the joker at ``place`` of the run, counted from its low end), 'run JK 3H 4H' (below the lowest rank)."""
+    if run:
+        shown = list(cards)
+        if joker_as:
+            shown.insert(place, "JK")
+        return f"run {' '.join(shown)}"
+    if not joker_as:
+        return _card_words(cards, size, 0, 0)
+    if joker_as.endswith("*"):
+        return f"{'five' if size == 5 else _SIZE_WORDS.get(size, f'{size} x')} {' '.join(cards)} + JK"
+    return f"{_SIZE_WORDS.get(size, f'{size} x')} {' '.join(cards)} + JK as {joker_as}"
 
 
 def _words(name: str, size: int) -> str:

@@ -19,7 +19,7 @@ import numpy as np
 from .actions import describe_action
 from .kernel import fields as F
 from .kernel.consts import consts
-from .kernel.deal import SALT_DEALER, SALT_RANKS
+from .kernel.deal import SALT_DEALER, SALT_RANKS, SALT_SEATS
 from .kernel.jit import compile_for
 from .kernel.step import LEGAL, START, STEP
 from .rules import Rules
@@ -134,6 +134,12 @@ def init(
             seats = np.zeros((B, P), np.int8)
             seats[:, (np.arange(P) * d) % P] = np.argsort(ranks_by_player, axis=1)
             st.seat_player[:] = seats
+    k = rules.random_seats_every
+    if k and seat_player is None:         # random_seats_every: seats drawn as kernel.hand.draw_seats draws them
+        hn = np.broadcast_to(np.asarray(hand_no, dtype=np.int64), (B,))
+        noise = _hash(keys[:, None], SALT_SEATS, hn[:, None], np.arange(P)[None, :])
+        drawn = hn % k == 0
+        st.seat_player[drawn] = np.argsort(noise, axis=1, kind="stable")[drawn]
     if seat_player is not None:
         sp = np.broadcast_to(np.asarray(seat_player), (B, P))
         if not (np.sort(sp, axis=1) == np.arange(P)).all():

@@ -64,6 +64,16 @@ def layout(rules: Rules) -> tuple[tuple[str, int, int, str], ...]:
         pieces.append(("top_claim", X, "one-hot claim of the play on top"))
         pieces.append(("claim", X, "one-hot claim the observer is picking cards for"))
         pieces.append(("picked", t.n_cards, "cards the observer has picked for its claim"))
+    if rules.suit_lock != "none":
+        pieces.append(("lock", 4, "the locked suits (suit_order), all zero when no lock"))
+        pieces.append(("top_suits", 4, "the suits of the play on top (the joker's: the suit it stands for)"))
+    if rules.run_joker_ends or rules.run_beat == "clear_above":
+        pieces.append(("top_run_low", 1, "the run on top's lowest place in rank_order + 1 (0: below it); "
+                       "0 without a run on top"))
+    if rules.eleven_back:
+        pieces.append(("eleven_back", 1, "a J has reversed the order until the trick ends"))
+    if rules.pass_limit:
+        pieces.append(("pass_run", 1, "passes in a row (across tricks) toward pass_limit"))
     out, off = [], 0
     for name, n, meaning in pieces:
         out.append((name, off, n, meaning))

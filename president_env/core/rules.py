@@ -36,6 +36,9 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "hand_assignment": ("deal", "expose"),
     "suit_rule": ("none", "rank", "follow", "colour"),
     "combinations": ("sets", "poker"),
+    "trick_end": ("others_passed", "all_passed"),
+    "suit_lock": ("none", "exact"),
+    "run_beat": ("highest_higher", "clear_above"),
 }
 _BOOLS = (
     "compulsory_beat",
@@ -48,7 +51,18 @@ _BOOLS = (
     "reseat",
     "merchant_trade",
     "quick_clear",
+    "lead_may_pass",
+    "spade_three_beats_joker",
+    "run_joker_ends",
+    "five_card_set",
+    "eight_cut_by_wild",
+    "eleven_back",
+    "six_reverse",
+    "five_skip",
 )
+# Options that are a count or None (off): (option, least, most). pass_limit is counted in one byte.
+_COUNTS = (("random_seats_every", 1, MAX_HANDS_PER_SESSION), ("rank_reset_every", 1, MAX_HANDS_PER_SESSION),
+           ("pass_limit", 1, 100))
 _RANK_SETS = ("wild_ranks", "trump_ranks", "reset_ranks", "forbidden_finish")
 
 
@@ -173,6 +187,23 @@ class Rules:
     suit_rule: str = "none"
     runs: int = 0
     combinations: str = "sets"
+    # 9. The UEC standard rules (docs/uecda.md; ../shared/spec/uecda.md section 1): off by default
+    lead_card: str | None = None
+    lead_may_pass: bool = False
+    trick_end: str = "others_passed"
+    suit_lock: str = "none"
+    spade_three_beats_joker: bool = False
+    run_beat: str = "highest_higher"
+    run_joker_ends: bool = False
+    run_revolution: int = 0
+    five_card_set: bool = False
+    eight_cut_by_wild: bool = False
+    random_seats_every: int | None = None
+    rank_reset_every: int | None = None
+    pass_limit: int | None = None
+    eleven_back: bool = False
+    six_reverse: bool = False
+    five_skip: bool = False
     # The preset this object came from ("custom" when built by hand).
     name: str = field(default="custom", compare=False)
 
@@ -187,6 +218,8 @@ class Rules:
         set_(self, "power_ranks", _power_tuple(self.power_ranks))
         set_(self, "suit_order", _name_tuple(self.suit_order, "suit_order"))
         set_(self, "high_cards", _name_tuple(self.high_cards, "high_cards"))
+        if isinstance(self.lead_card, str):
+            set_(self, "lead_card", _name_tuple([self.lead_card], "lead_card")[0])
         set_(self, "exchange", _int_tuple(self.exchange, "exchange"))
         if self.exchange_back is not None:
             set_(self, "exchange_back", _int_tuple(self.exchange_back, "exchange_back"))
@@ -270,6 +303,7 @@ class Rules:
 
         self._validate_section5(bad, deck_ranks)
         self._validate_section8(bad)
+        self._validate_uec(bad)
         if self.decks == 1.5:
             self._validate_deck_and_a_half(bad)
         if self.equal_play_skips and not self.equal_rank_beats:
@@ -372,6 +406,62 @@ class Rules:
         if self.combinations == "poker":
             self._validate_poker(bad)
 
+    def _validate_uec(self, bad: Any) -> None:  # noqa: C901 - one check per option
+        """The UEC options (section 9; ../shared/spec/uecda.md section 1): each one's needs, by name."""
+        for opt, least, most in _COUNTS:
+            v = getattr(self, opt)
+            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or not least <= v <= most):
+                raise bad(opt, v, f"must be an integer {least}..{most} or None (off)")
+        if self.lead_card is not None:
+            card = self.lead_card
+            if not isinstance(card, str) or len(card) < 2 or card[-1] not in SUITS or card[:-1] not in self.rank_order:
+                raise bad("lead_card", card, "must name a natural card of the deck (rank then suit: 3D)")
+            if card[:-1] in self.wild_ranks or card in self.high_cards:
+                raise bad("lead_card", card, "is a wild or high card; name a plain natural card")
+            if self.decks != 1:
+                raise bad("lead_card", card, "needs decks 1 (one copy of the card says who leads)")
+        locks_out = self.pass_rule == "locks_out"
+        if self.lead_may_pass and not locks_out:
+            raise bad("lead_may_pass", True, f"needs pass_rule 'locks_out', not {self.pass_rule!r}")
+        if self.trick_end == "all_passed" and not locks_out:
+            raise bad("trick_end", "all_passed", f"needs pass_rule 'locks_out', not {self.pass_rule!r}")
+        if self.combinations == "poker":
+            for opt in ("lead_may_pass", "spade_three_beats_joker", "five_card_set", "eleven_back",
+                        "six_reverse", "five_skip"):
+                if getattr(self, opt):
+                    raise bad(opt, True, "is not allowed with combinations 'poker'")
+            if self.suit_lock != "none":
+                raise bad("suit_lock", self.suit_lock, "is not allowed with combinations 'poker'")
+        one_joker = (self.joker_mode == "wild" and self.jokers == 1 and self.decks == 1
+                     and self.wild_ranks == frozenset({"JK"}))
+        for opt, on in (("suit_lock", self.suit_lock != "none"), ("run_joker_ends", self.run_joker_ends),
+                        ("five_card_set", self.five_card_set), ("spade_three_beats_joker",
+                                                                self.spade_three_beats_joker)):
+            if on and not one_joker:
+                raise bad(opt, getattr(self, opt), "needs one wild joker as the only wild card (decks 1, jokers 1, "
+                          "joker_mode 'wild', wild_ranks {JK}): the action names the card it stands for")
+        if self.spade_three_beats_joker and ("3" not in self.rank_order or "3S" in self.high_cards):
+            raise bad("spade_three_beats_joker", True, "needs the 3 of spades as a natural card")
+        for opt in ("run_beat", "run_joker_ends", "run_revolution", "eight_cut_by_wild"):
+            v = getattr(self, opt)
+            if v not in (0, False, "highest_higher") and not self.runs:
+                raise bad(opt, v, "needs runs")
+        rr = self.run_revolution
+        if isinstance(rr, bool) or not isinstance(rr, int) or rr < 0 or (rr and rr < self.runs):
+            raise bad("run_revolution", rr, f"must be 0 (off) or a run length of at least runs ({self.runs})")
+        if rr and self.four_of_a_kind not in ("revolution", "revolution_and_reverse"):
+            raise bad("run_revolution", rr, "needs four_of_a_kind 'revolution' or 'revolution_and_reverse'")
+        if self.eight_cut_by_wild and not self.eight_cut:
+            raise bad("eight_cut_by_wild", True, "needs eight_cut")
+        if self.random_seats_every is not None and self.reseat:
+            raise bad("random_seats_every", self.random_seats_every, "needs reseat false (seats are drawn, not "
+                      "taken by rank)")
+        for opt, rank in (("eleven_back", "J"), ("six_reverse", "6"), ("five_skip", "5")):
+            if getattr(self, opt) and (rank not in self.rank_order or rank in self.wild_ranks):
+                raise bad(opt, True, f"needs {rank} as a natural rank in the deck")
+        if self.five_card_set and self.size_rule != "equal":
+            raise bad("five_card_set", True, f"needs size_rule 'equal', not {self.size_rule!r}")
+
     def _validate_deck_and_a_half(self, bad: Any) -> None:
         """Fine point 18: with ``decks 1.5`` the options whose two-deck meaning doubles a count, and the
         suit-aware options of section 8 (the second pack has no clubs or diamonds), are refused."""
@@ -455,8 +545,9 @@ class Rules:
 
     @property
     def max_set(self) -> int:
-        """The largest set that can be played: 4 x decks (six with a deck and a half)."""
-        return self.copies_per_rank
+        """The largest set that can be played: 4 x decks (six with a deck and a half), 5 with
+        ``five_card_set`` (four of a rank and the wild joker)."""
+        return self.copies_per_rank + (1 if self.five_card_set else 0)
 
     @property
     def points(self) -> tuple[int, ...]:
@@ -488,7 +579,15 @@ class Rules:
     def card_level(self) -> bool:
         """Whether the action table is the card-level table of sets and runs (``suit_rule`` or ``runs``
         on) rather than (rank, size). Poker has a table of its own: see :attr:`poker`."""
-        return self.suit_rule != "none" or self.runs > 0
+        return self.suit_rule != "none" or self.runs > 0 or self.suit_lock != "none" or self.spade_three_beats_joker
+
+    @property
+    def joker_stands_for(self) -> bool:
+        """Whether an action names the card the wild joker stands for (a set: its suit; a run: its place),
+        as the UEC rules need (``suit_lock`` reads the joker's suit; ``run_joker_ends`` puts it at a run's
+        virtual end; records and the protocol name it)."""
+        return (self.suit_lock != "none" or self.run_joker_ends or self.five_card_set
+                or self.spade_three_beats_joker)
 
     @property
     def names_wild_cards(self) -> bool:
@@ -605,6 +704,13 @@ PRESET_TABLE["rich_man_poor_man"] = ("seed 000 first section (Rich Man, Poor Man
     "combinations": "poker", "suit_order": ("C", "S", "H", "D"), "wild_ranks": {"2"}})
 PRESET_TABLE["deck_and_a_half"] = ("seed 004 (5-6 players, a deck and a half)", {
     "decks": 1.5, "players": 5, "extra_cards_to": "top_ranks"})
+PRESET_TABLE["uecda"] = ("UECda reference server (../shared/spec/uecda.md section 2)", {
+    "players": 5, "jokers": 1, "joker_mode": "wild", "wild_ranks": {"JK"}, "extra_cards_to": "top_ranks",
+    "pass_rule": "locks_out", "four_of_a_kind": "revolution", "eight_cut": True, "runs": 3, "reseat": False,
+    "scoring": (5, 4, 3, 2, 1), "target_points": None, "hands_per_session": 1000, "lead_card": "3D",
+    "lead_may_pass": True, "trick_end": "all_passed", "suit_lock": "exact", "spade_three_beats_joker": True,
+    "run_beat": "clear_above", "run_joker_ends": True, "run_revolution": 5, "five_card_set": True,
+    "eight_cut_by_wild": True, "random_seats_every": 3, "rank_reset_every": 100, "pass_limit": 20})
 PRESET_ALIASES = {"hubéres": "huberes", "hűbéres": "huberes"}
 PRESETS: tuple[str, ...] = tuple(PRESET_TABLE)
 

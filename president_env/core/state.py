@@ -44,7 +44,8 @@ S8_FIELDS = (
     ("top_size", False), ("top_owner", False), ("top_wild", True), ("top_count", False), ("first_lead", True),
     ("next_best", False), ("next_worst", False), ("revolution", True), ("direction", False), ("exch_step", False),
     ("hand_over", True), ("single_row", False), ("top_own", False), ("qc_count", False), ("claim_rank", False),
-    ("claim_next", False), ("top_run", False),
+    ("claim_next", False), ("top_run", False), ("lock", False), ("top_suits", False), ("top_lo", False),
+    ("eleven_back", True), ("pass_run", False),
 )
 P8_FIELDS = (
     ("seat_player", False), ("social", False), ("n_cards", False), ("passed", True), ("finish", False),
@@ -62,7 +63,8 @@ FIELD_ORDER = (
     "top_rank", "top_size", "top_owner", "top_wild", "top_count", "first_lead", "passed", "finish", "next_best",
     "next_worst", "revolution", "direction", "played", "discarded", "exch_step", "exch_in", "exch_out", "points",
     "hand_points", "hand_over", "last_finish", "single_row", "exposed", "trade_pick", "top_own", "qc_count",
-    "claim_rank", "claim_next", "top_run", "top_cards", "played_cards", "moved", "poker_claim", "picked",
+    "claim_rank", "claim_next", "top_run", "lock", "top_suits", "top_lo", "eleven_back", "pass_run",
+    "top_cards", "played_cards", "moved", "poker_claim", "picked",
     "top_claim", "legal",
 )
 NS8, NP8, NPK8, NK8, NC8 = len(S8_FIELDS), len(P8_FIELDS), len(PK8_FIELDS), len(K8_FIELDS), len(C8_FIELDS)
@@ -208,6 +210,13 @@ class State:
     claim_rank      (B,)        int8    play rank the player to act may claim as a quick clear, -1 none
     claim_next      (B,)        int8    seat that acts if the claim is declined, -1 none
     top_run         (B,)        int8    run length of the play on top, 0 for a set (runs)
+    lock            (B,)        int8    suit_lock: the locked suits as four bits (suit_order place), 0 none
+    top_suits       (B,)        int8    suit_lock: the suits of the play on top as four bits (the joker's: the
+                                        suit it stands for; a lone joker: 0)
+    top_lo          (B,)        int8    runs: the lowest place in rank_order of the run on top, + 1 (0: below
+                                        the lowest rank, run_joker_ends)
+    eleven_back     (B,)        bool    eleven_back: a J has reversed the order until the trick ends
+    pass_run        (B,)        int8    pass_limit: passes in a row (across tricks; a play resets it)
     top_cards       (B,C)       bool    the cards of the play on top (card-level rules, poker)
     played_cards    (B,C)       bool    cards played this hand (card-level rules, poker)
     moved           (B,C)       bool    cards the last action played or gave

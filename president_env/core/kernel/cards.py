@@ -32,33 +32,46 @@ from .fields import (
     K_START,
     K_SUITED,
     K_WILD,
+    LOCK,
+    NO_JOKER,
     O_A,
+    O_CLEAR_ABOVE,
     O_COMPULSORY,
     O_DECKS,
     O_HAS_HIGH,
     O_HAS_WILD,
+    O_JOKER_NAMED,
     O_JR,
     O_JS,
     O_K,
+    O_LEAD_MAY_PASS,
     O_NAMED_WILD,
     O_NNAT,
     O_R,
+    O_RUN_ENDS,
     O_RUNS,
     O_S,
     O_SIZE_RULE,
+    O_SPADE3,
+    O_SUIT_LOCK,
     O_SUIT_RULE,
     O_TRANSPARENT,
     O_W,
+    O_WILD_SINGLE,
     O_WILD_TIE,
     PL_KIND,
     PL_SET_LEN,
     PL_SET_START,
     PL_STR0,
+    R_JPOS,
     R_LEN,
+    R_LO,
     R_LOPOS,
     R_LOW,
     R_NEXT_LEN,
     R_NEXT_SUIT,
+    R_NLO,
+    R_NN,
     R_STR0,
     R_SUIT,
     SF_BLACK,
@@ -73,6 +86,7 @@ from .fields import (
     SF_RED,
     SF_RID,
     SF_SUITLESS,
+    SF_SUITS,
     SF_W,
     SF_WS0,
     SIZE_AT_LEAST,
@@ -95,6 +109,7 @@ from .fields import (
     TIE_EQUAL,
     TIE_NATURAL,
     TOP_CARDS,
+    TOP_LO,
     TOP_RANK,
     TOP_RUN,
     TOP_SIZE,
@@ -208,6 +223,7 @@ def card_mask(G, T, W):  # noqa: C901 - one block per suit rule
     at_least = opt[O_SIZE_RULE] == SIZE_AT_LEAST
     wild_p = R - 1 if has_wild else -1
     top_wild = s8[TOP_WILD] != 0
+    lock = s8[LOCK] if opt[O_SUIT_LOCK] else 0      # suit_lock: a play must have exactly the locked suits
     anything = False
     for a in range(A):
         legal[a] = 0
@@ -272,6 +288,8 @@ def card_mask(G, T, W):  # noqa: C901 - one block per suit rule
                         ok = bnd or ext
                     if ok and first and not sets[SF_LOW, j]:
                         ok = False
+                    if ok and lock != 0 and sets[SF_SUITS, j] != lock and p != wild_p:   # a lone joker ignores it
+                        ok = False
                     if ok and holds(T, j, suited, per_kind, slots, wild, named):
                         legal[j] = 1
                         anything = True
@@ -280,7 +298,13 @@ def card_mask(G, T, W):  # noqa: C901 - one block per suit rule
             m = (m - 1) & suits_held
     if opt[O_RUNS] and (lead or s8[TOP_RUN] > 0):
         anything = run_mask(G, T, W, suited, wild, lead, first) or anything
-    legal[0] = 1 if (not lead and not (opt[O_COMPULSORY] and anything)) else 0
+    three = opt[O_SPADE3]               # spade_three_beats_joker: the single 3S on a lone joker, whatever the lock
+    if three >= 0 and on_set and top == opt[O_WILD_SINGLE] and ts == 1:
+        if holds(T, three, suited, per_kind, slots, wild, named):
+            legal[three] = 1
+            anything = True
+    lead_pass = lead and opt[O_LEAD_MAY_PASS] != 0
+    legal[0] = 1 if ((not lead or lead_pass) and not (opt[O_COMPULSORY] and anything)) else 0
 
 
 @inlined
@@ -313,6 +337,10 @@ def run_mask(G, T, W, suited, wild, lead, first):
     top_run = s8[TOP_RUN]
     top_str = play[PL_STR0 + rev, max(s8[TOP_RANK], 0)]
     has_wild = opt[O_HAS_WILD] != 0
+    named = opt[O_JOKER_NAMED] != 0                  # the run names the joker's place (R_JPOS)
+    by_place = opt[O_CLEAR_ABOVE] != 0 or opt[O_RUN_ENDS] != 0
+    top_lo = s8[TOP_LO] - 1
+    lock = s8[LOCK] if opt[O_SUIT_LOCK] else 0
     anything = False
     i = 0
     while i < Jr:                                    # by suit, then length, shortest first (consts.py)
@@ -324,11 +352,33 @@ def run_mask(G, T, W, suited, wild, lead, first):
         if not lead and L != top_run:                # beat a run with one of its length
             i = runs[R_NEXT_SUIT, i] if L > top_run else runs[R_NEXT_LEN, i]
             continue
-        base = s * NNAT + runs[R_LOPOS, i]
-        nat = pres[base + L] - pres[base]           # a run never crosses from one suit to the next
-        ok = nat > 0 and ((nat >= L - wild) if has_wild else nat == L)
+        if named:                                    # its natural places held but the joker's, and the joker
+            base = s * NNAT + runs[R_NLO, i]
+            nn = runs[R_NN, i]
+            nat = pres[base + nn] - pres[base]
+            jp = runs[R_JPOS, i]
+            if jp == NO_JOKER:
+                ok = nat == nn
+            else:
+                if 0 <= jp < NNAT:
+                    nat -= pres[s * NNAT + jp + 1] - pres[s * NNAT + jp]
+                    nn -= 1
+                ok = wild > 0 and nat == nn
+        else:
+            base = s * NNAT + runs[R_LOPOS, i]
+            nat = pres[base + L] - pres[base]           # a run never crosses from one suit to the next
+            ok = nat > 0 and ((nat >= L - wild) if has_wild else nat == L)
         if ok and not lead:
-            ok = runs[R_STR0 + rev, i] > top_str
+            if by_place:                             # by places in rank_order (virtual ends included)
+                lo_i = runs[R_LO, i]
+                if opt[O_CLEAR_ABOVE]:               # its lowest card above the top's highest (reversed: below)
+                    ok = lo_i > top_lo + L - 1 if rev == 0 else lo_i + L - 1 < top_lo
+                else:
+                    ok = lo_i > top_lo if rev == 0 else lo_i < top_lo
+            else:
+                ok = runs[R_STR0 + rev, i] > top_str
+        if ok and lock != 0 and (1 << s) != lock:
+            ok = False
         if ok and first and not runs[R_LOW, i]:
             ok = False
         if ok:
@@ -407,12 +457,14 @@ def select(G, T, seat, a, sel):
     D = opt[O_DECKS]
     n = 0
     is_run = a > opt[O_JS]
+    jp = NO_JOKER
     if is_run:
         i = a - opt[O_JS] - 1
-        s, lo = runs[R_SUIT, i], runs[R_LOPOS, i]
-        for x in range(runs[R_LEN, i]):
-            c0 = ks[lo + x, s]
-            if c0 < 0:
+        s, lo = runs[R_SUIT, i], runs[R_NLO, i]
+        jp = runs[R_JPOS, i]
+        for x in range(lo, lo + runs[R_NN, i]):
+            c0 = ks[x, s]
+            if c0 < 0 or x == jp:
                 continue
             for c in range(c0, c0 + D):
                 if hands[seat, c]:
@@ -442,7 +494,9 @@ def select(G, T, seat, a, sel):
                             m -= 1
     n_nat = n
     if opt[O_HAS_WILD]:
-        if opt[O_NAMED_WILD] and not is_run:   # the wild cards the set names (a copy held of each)
+        if opt[O_JOKER_NAMED] and is_run:       # the joker, where the run names its place
+            n = take_wild(G, T, seat, 1 if jp != NO_JOKER else 0, sel, n)
+        elif opt[O_NAMED_WILD] and not is_run:   # the wild cards the set names (a copy held of each)
             for s in range(sets.shape[0] - SF_WS0):
                 m = sets[SF_WS0 + s, a]
                 for k in range(kind.shape[1]):

@@ -169,7 +169,7 @@ def _consts(rules: Rules) -> Consts:  # noqa: C901 - one table after another
     A_rank = 1 + R * S
     sets = np.zeros((F.SF_WS0 + len(wild_slot), A if at.card_level else 0), dtype=np.int32)
     rid = np.zeros((2, A_rank if at.card_level else 0), dtype=np.int32)
-    runs = np.zeros((10, 0), dtype=np.int32)
+    runs = np.zeros((14, 0), dtype=np.int32)
     Js = Jr = W = 0
     if at.card_level:
         Js = int(np.sum(at.run[1:] == 0))
@@ -203,6 +203,13 @@ def _consts(rules: Rules) -> Consts:  # noqa: C901 - one table after another
                 sets[F.SF_NEED0, j] = len(names)
             for x in wnames:
                 sets[F.SF_WS0 + wild_slot[x], j] += 1
+            suits = {int(suit[name_index[n]]) for n in names if suit[name_index[n]] >= 0}
+            ja = at.joker_as[j] if at.names_joker else ""
+            if ja.endswith("*"):
+                suits |= {0, 1, 2, 3}
+            elif ja:
+                suits.add(rules.suit_order.index(ja[-1]))
+            sets[F.SF_SUITS, j] = sum(1 << x for x in suits)
         W = int(at.wild[1:Js + 1].max()) if Js else 0
         for p in range(R):
             idx = np.flatnonzero(at.rank[1:Js + 1] == p) + 1
@@ -212,16 +219,22 @@ def _consts(rules: Rules) -> Consts:  # noqa: C901 - one table after another
             idx = np.flatnonzero(at.rank_id[1:Js + 1] == r) + 1
             if idx.size:
                 rid[F.RID_START, r], rid[F.RID_LEN, r] = idx[0], idx.size
-        runs = np.zeros((10, Jr), dtype=np.int32)
+        runs = np.zeros((14, Jr), dtype=np.int32)
         for i, j in enumerate(range(Js + 1, A)):
             lo_p = int(at.rank[j])
             L = int(at.run[j])
+            lo_x = int(at.run_lo[j])                         # the lowest place (-1: below rank_order)
+            nlo, nhi = max(lo_x, 0), min(lo_x + L, t.n_naturals)
             runs[F.R_SUIT, i] = suit[name_index[at.cards[j][0]]]
             runs[F.R_LEN, i] = L
             runs[F.R_LOPOS, i] = t.play_kind[lo_p]
-            runs[F.R_CMP0, i] = lo_p + L - 1
+            runs[F.R_LO, i], runs[F.R_NLO, i], runs[F.R_NN, i] = lo_x, nlo, nhi - nlo
+            runs[F.R_JPOS, i] = at.joker_pos[j] if at.names_joker else F.NO_JOKER
+            lo_p, hi_p = int(t.kind_play[nlo]), int(t.kind_play[nhi - 1])   # the compared cards: natural (a
+            #                                                  virtual end is compared by place: cards.run_mask)
+            runs[F.R_CMP0, i] = hi_p
             runs[F.R_CMP1, i] = lo_p
-            runs[F.R_STR0, i] = t.strength[0][lo_p + L - 1]
+            runs[F.R_STR0, i] = t.strength[0][hi_p]
             runs[F.R_STR1, i] = t.strength[1][lo_p]
             runs[F.R_LOW, i] = lowest_name in at.cards[j]
         order = list(zip(runs[F.R_SUIT], runs[F.R_LEN], strict=True))
@@ -324,6 +337,29 @@ def _consts(rules: Rules) -> Consts:  # noqa: C901 - one table after another
     o[F.O_HAS_EXTRAS] = (bool(o[F.O_HAS_RESET]) or bool(power_ranks) or rules.four_of_a_kind == "bomb"
                          or rules.complete_set_clears or (rules.card_level and bool(play[F.PL_TRUMP].any())))
     # Rank-level sets with none of the options that widen section 4's plays (legal.plain_sets' fast path)
+    # The UEC options (section 9)
+    o[F.O_LEAD_CARD] = t.card_names.index(rules.lead_card) if rules.lead_card else -1
+    o[F.O_LEAD_MAY_PASS] = rules.lead_may_pass
+    o[F.O_ALL_PASSED] = rules.trick_end == "all_passed"
+    o[F.O_SUIT_LOCK] = rules.suit_lock != "none"
+    o[F.O_SPADE3] = -1
+    if rules.spade_three_beats_joker:
+        o[F.O_SPADE3] = next(j for j in range(1, Js + 1) if at.cards[j] == ("3S",) and at.wild[j] == 0)
+    o[F.O_WILD_SINGLE] = R - 1 if t.has_wild else -1
+    o[F.O_CLEAR_ABOVE] = rules.run_beat == "clear_above"
+    o[F.O_RUN_ENDS] = rules.run_joker_ends
+    o[F.O_RUN_REV] = rules.run_revolution
+    o[F.O_EIGHT_WILD] = rules.eight_cut_by_wild
+    o[F.O_SEATS_EVERY] = rules.random_seats_every or 0
+    o[F.O_RESET_EVERY] = rules.rank_reset_every or 0
+    o[F.O_PASS_LIMIT] = rules.pass_limit or 0
+    o[F.O_ELEVEN], o[F.O_SIX], o[F.O_FIVE] = rules.eleven_back, rules.six_reverse, rules.five_skip
+    o[F.O_JOKER_NAMED] = at.names_joker
+
+    def place(rank: str) -> int:
+        return rules.rank_order.index(rank) if rank in rules.rank_order and rank not in rules.wild_ranks else -99
+
+    o[F.O_RANK_J], o[F.O_RANK_6], o[F.O_RANK_5], o[F.O_RANK_8] = place("J"), place("6"), place("5"), place("8")
     o[F.O_PLAIN_SETS] = (not rules.card_level and not rules.poker and not t.has_wild and rules.size_rule == "equal"
                          and not o[F.O_HAS_HIGH] and not o[F.O_HAS_TRUMP] and o[F.O_TRANSPARENT] < 0
                          and not o[F.O_HAS_EXTRAS] and rules.runs == 0 and R == t.n_natural_play)

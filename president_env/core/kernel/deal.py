@@ -22,6 +22,7 @@ from .fields import (
     DEALER,
     DIRECTION,
     DISCARDED,
+    ELEVEN_BACK,
     EX_DECIDER,
     EXCH_IN,
     EXCH_OUT,
@@ -32,13 +33,16 @@ from .fields import (
     EXTRA_TOP_RANKS,
     FINISH,
     FIRST_LEAD,
+    G_HANDS,
     G_P8,
+    G_S8,
     HAND_NO,
     K_COUNT,
     K_START,
     LEAD_DEALER,
     LEAD_DEALER_LEFT,
     LEADER,
+    LOCK,
     MOVED,
     N_CARDS,
     NEXT_BEST,
@@ -50,9 +54,11 @@ from .fields import (
     O_FIRST_LEAD,
     O_K,
     O_LEAD_AFTER,
+    O_LEAD_CARD,
     O_N_EX,
     O_N_GIVE,
     O_P,
+    PASS_RUN,
     PASSED,
     PHASE,
     PICKED,
@@ -72,11 +78,13 @@ from .fields import (
     TOP_CARDS,
     TOP_CLAIM,
     TOP_COUNT,
+    TOP_LO,
     TOP_OWN,
     TOP_OWNER,
     TOP_RANK,
     TOP_RUN,
     TOP_SIZE,
+    TOP_SUITS,
     TOP_WILD,
     TRADE_PICK,
 )
@@ -87,7 +95,7 @@ M2 = np.uint64(0x94D049BB133111EB)
 GOLD = np.uint64(0x9E3779B97F4A7C15)
 S30, S27, S31 = np.uint64(30), np.uint64(27), np.uint64(31)
 TOP6 = np.uint64(58)
-SALT_DEALER, SALT_DEAL, SALT_RANKS = 1, 2, 3
+SALT_DEALER, SALT_DEAL, SALT_RANKS, SALT_PASS_LIMIT, SALT_SEATS = 1, 2, 3, 4, 5
 
 
 @njit
@@ -245,6 +253,17 @@ def _expose(G, T, order, perm):
         p8[EXPOSED, seat] = shown[best[k]]
 
 
+@thin
+def lead_card_holder(G, T):
+    """lead_card: the holder of the card leads the first trick (the lead need not contain it)."""
+    s8, p8, hands = G[G_S8], G[G_P8], G[G_HANDS]
+    c = T[T_OPT][O_LEAD_CARD]
+    for s in range(p8.shape[1]):
+        if hands[s, c]:
+            s8[LEADER] = s
+            s8[CURRENT] = s
+
+
 @njit
 def start_hand(G, T, dealt):
     """Deal (unless ``dealt``: the hands and exposed cards are already in place), reset the hand's fields,
@@ -293,6 +312,11 @@ def start_hand(G, T, dealt):
     s8[CLAIM_RANK] = -1
     s8[CLAIM_NEXT] = -1
     s8[TOP_RUN] = 0
+    s8[LOCK] = 0
+    s8[TOP_SUITS] = 0
+    s8[TOP_LO] = 0
+    s8[ELEVEN_BACK] = 0
+    s8[PASS_RUN] = 0
     for k in range(K):
         k8[PLAYED, k] = 0
         k8[DISCARDED, k] = 0
@@ -331,6 +355,9 @@ def start_hand(G, T, dealt):
             s8[FIRST_LEAD] = 1
     s8[LEADER] = leader
     s8[CURRENT] = leader
+    if opt[O_LEAD_CARD] >= 0:           # lead_card: its holder leads (after the exchange: hand.give_back)
+        s8[FIRST_LEAD] = 0
+        lead_card_holder(G, T)
 
     # The forced exchange: the Scum gives its best cards to the President, the Vice-Scum to the
     # Vice-President, ...; then the give-backs are decisions.

@@ -18,7 +18,7 @@ from .. import state as _state
 # s8: one number per game (state.S8_FIELDS)
 (PHASE, DEALER, CURRENT, LEADER, TOP_RANK, TOP_SIZE, TOP_OWNER, TOP_WILD, TOP_COUNT, FIRST_LEAD, NEXT_BEST,
  NEXT_WORST, REVOLUTION, DIRECTION, EXCH_STEP, HAND_OVER, SINGLE_ROW, TOP_OWN, QC_COUNT, CLAIM_RANK, CLAIM_NEXT,
- TOP_RUN) = range(len(_state.S8_FIELDS))
+ TOP_RUN, LOCK, TOP_SUITS, TOP_LO, ELEVEN_BACK, PASS_RUN) = range(len(_state.S8_FIELDS))
 # p8: one per seat (state.P8_FIELDS)
 SEAT_PLAYER, SOCIAL, N_CARDS, PASSED, FINISH, LAST_FINISH, EXPOSED, TRADE_PICK = range(len(_state.P8_FIELDS))
 # pk8: per seat and kind (state.PK8_FIELDS)
@@ -44,7 +44,10 @@ EXCHANGE, PLAY, OVER = _state.EXCHANGE, _state.PLAY, _state.OVER
  O_TARGET, O_EXPOSE, O_MERCHANT, O_QUICK_CLEAR, O_SUIT_RULE, O_RUNS, O_POKER, O_CARD_LEVEL, O_NAMED_WILD,
  O_HAS_HIGH, O_HAS_TRUMP, O_LOWEST_PLAY, O_N_LOWEST, O_LOWEST0, O_LOWEST1, O_N_EX, O_N_GIVE, O_JS, O_JR, O_X, O_U,
  O_NRP, O_W, O_D_OBS, O_A_RANK, O_HAS_EXTRAS, O_PLAIN_SETS,
- O_TABLES) = range(71)
+ O_LEAD_CARD, O_LEAD_MAY_PASS, O_ALL_PASSED, O_SUIT_LOCK, O_SPADE3, O_WILD_SINGLE, O_CLEAR_ABOVE, O_RUN_ENDS,
+ O_RUN_REV, O_EIGHT_WILD, O_SEATS_EVERY, O_RESET_EVERY, O_PASS_LIMIT, O_ELEVEN, O_SIX, O_FIVE, O_JOKER_NAMED,
+ O_RANK_J, O_RANK_6, O_RANK_5, O_RANK_8,
+ O_TABLES) = range(92)
 # After O_TABLES: three numbers per table (offset into ``tab``, rows, columns), in the order of TABLES.
 TABLES = ("act", "card", "play", "kind", "ks", "power", "sched", "give", "points", "sets", "rid", "runs",
           "claims", "picks", "natkind", "obs", "setkey", "setlist")
@@ -94,8 +97,9 @@ EX_DECIDER, EX_PARTNER, EX_KIND = range(3)
 # give (1, N_GIVE), points (1, P)
 # sets (rows, A): card-level sets, by action id (runs and pass: unused); rows SF_WS0 + i count the wild cards
 # of slot i the set names (a slot per wild card name, actions.wild_card_names: C_SLOT), one row per slot
-(SF_P, SF_N, SF_W, SF_HI, SF_LO, SF_RED, SF_BLACK, SF_COLOUR, SF_FSUIT, SF_LOW, SF_RID, SF_SUITLESS,
- SF_NEED0, SF_NEED1, SF_NEED2, SF_NEED3, SF_WS0) = range(17)
+# SF_SUITS: the suits of the set as four bits, the joker's the suit it stands for (a lone joker: 0)
+(SF_P, SF_N, SF_W, SF_HI, SF_LO, SF_RED, SF_BLACK, SF_COLOUR, SF_FSUIT, SF_LOW, SF_RID, SF_SUITLESS, SF_SUITS,
+ SF_NEED0, SF_NEED1, SF_NEED2, SF_NEED3, SF_WS0) = range(18)
 # setkey (2, R * 16 * (W + 1)): where the sets of (play rank p, natural suits m as four bits, w wild cards)
 # lie in setlist, at [SK_START | SK_LEN, (p * 16 + m) * (W + 1) + w]; setlist (1, Js): set ids by key
 SK_START, SK_LEN = range(2)
@@ -103,7 +107,11 @@ SK_START, SK_LEN = range(2)
 RID_START, RID_LEN = range(2)
 # runs (rows, Jr): run i is action id Js + 1 + i; runs come by suit, then length (shortest first): R_NEXT_SUIT is
 # the first run of the next suit, R_NEXT_LEN the first of the next length or suit (Jr where none)
-R_SUIT, R_LEN, R_LOPOS, R_CMP0, R_CMP1, R_STR0, R_STR1, R_LOW, R_NEXT_SUIT, R_NEXT_LEN = range(10)
+# R_LO: the run's lowest place in rank_order (-1 below it: run_joker_ends); R_NLO, R_NN: its natural places
+# (first, count); R_JPOS: the joker's place where actions name it (Rules.joker_stands_for), NO_JOKER none
+R_SUIT, R_LEN, R_LOPOS, R_CMP0, R_CMP1, R_STR0, R_STR1, R_LOW, R_NEXT_SUIT, R_NEXT_LEN, R_LO, R_NLO, R_NN, \
+    R_JPOS = range(14)
+NO_JOKER = -9
 # claims (rows, X + 1): poker claims by claim id
 CL_N, CL_KIND, CL_KEY, CL_KEY2, CL_W0, CL_W1, CL_W2, CL_W3, CL_W4, CL_STR0, CL_STR1, CL_BOMB, CL_FIRST = range(13)
 # picks (rows, U): poker card names
@@ -113,11 +121,13 @@ PK_R, PK_S, PK_W, PK_FIRST = range(4)
 OBS_PIECES = ("hand", "played", "top_rank", "top_size", "top_owner", "top_wild", "top_count", "leading", "my_turn",
               "card_counts", "passed", "finished", "social", "points", "revolution", "direction", "phase",
               "exch_given", "exch_received", "single_row", "exposed", "trading", "trade_pick", "claiming",
-              "clear_count", "own_cards", "played_cards", "top_cards", "top_run", "top_claim", "claim", "picked")
+              "clear_count", "own_cards", "played_cards", "top_cards", "top_run", "top_claim", "claim", "picked",
+              "lock", "top_suits", "top_run_low", "eleven_back", "pass_run")
 (OB_HAND, OB_PLAYED, OB_TOP_RANK, OB_TOP_SIZE, OB_TOP_OWNER, OB_TOP_WILD, OB_TOP_COUNT, OB_LEADING, OB_MY_TURN,
  OB_CARD_COUNTS, OB_PASSED, OB_FINISHED, OB_SOCIAL, OB_POINTS, OB_REVOLUTION, OB_DIRECTION, OB_PHASE, OB_EXCH_GIVEN,
  OB_EXCH_RECEIVED, OB_SINGLE_ROW, OB_EXPOSED, OB_TRADING, OB_TRADE_PICK, OB_CLAIMING, OB_CLEAR_COUNT, OB_OWN_CARDS,
- OB_PLAYED_CARDS, OB_TOP_CARDS_OBS, OB_TOP_RUN, OB_TOP_CLAIM, OB_CLAIM, OB_PICKED) = range(len(OBS_PIECES))
+ OB_PLAYED_CARDS, OB_TOP_CARDS_OBS, OB_TOP_RUN, OB_TOP_CLAIM, OB_CLAIM, OB_PICKED, OB_LOCK, OB_TOP_SUITS,
+ OB_TOP_RUN_LOW, OB_ELEVEN_BACK, OB_PASS_RUN) = range(len(OBS_PIECES))
 
 # Poker claim kinds (poker.SET ...)
 PK_SET, PK_TWO_PAIR, PK_WILD_SET, PK_STRAIGHT, PK_FLUSH, PK_FULL_HOUSE, PK_FOUR, PK_STRAIGHT_FLUSH, PK_FIVE = range(9)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .cards import select
-from .deal import seat_of_rank, start_hand, transfer
+from .deal import SALT_DEALER, SALT_SEATS, card_order, hash3, lead_card_holder, seat_of_rank, start_hand, transfer
 from .fields import (
     A_PICK,
     A_RANK,
@@ -26,6 +26,8 @@ from .fields import (
     FINISH,
     G_C8,
     G_HANDS,
+    G_I32,
+    G_KEY,
     G_P8,
     G_S8,
     HAND_NO,
@@ -37,9 +39,12 @@ from .fields import (
     NEXT_BEST,
     O_DIR,
     O_HANDS_PER_SESSION,
+    O_LEAD_CARD,
     O_N_EX,
     O_P,
     O_RESEAT,
+    O_RESET_EVERY,
+    O_SEATS_EVERY,
     O_TARGET,
     OVER,
     PHASE,
@@ -120,10 +125,25 @@ def give_back(G, T, c_give):
             p8[TRADE_PICK, partner] = -1
     s8[EXCH_STEP] = step + 1
     if step + 1 >= opt[O_N_EX]:
+        if opt[O_LEAD_CARD] >= 0:       # the card may have moved in the exchange
+            lead_card_holder(G, T)
         s8[CURRENT] = s8[LEADER]
         s8[PHASE] = PLAY
     else:
         s8[CURRENT] = ranks[sched[EX_DECIDER, step + 1]]
+
+
+@njit
+def draw_seats(G, P):
+    """Seat the players in a random order drawn from the game's key and the hand number (``seats_for``
+    draws the same in Python for a session's first hand)."""
+    p8, i32, key = G[G_P8], G[G_I32], G[G_KEY]
+    noise = np.empty(P, dtype=np.uint64)
+    for p in range(P):
+        noise[p] = hash3(key[0], SALT_SEATS, i32[HAND_NO], p)
+    perm = card_order(noise)
+    for s in range(P):
+        p8[SEAT_PLAYER, s] = perm[s]
 
 
 @njit
@@ -158,8 +178,15 @@ def end_hand(G, T):
         d = opt[O_DIR]
         for p in range(P):
             p8[SEAT_PLAYER, (p8[LAST_FINISH, p] * d) % P] = p
+    h = i32[HAND_NO]
+    if opt[O_SEATS_EVERY] > 0 and h % opt[O_SEATS_EVERY] == 0:
+        draw_seats(G, P)                # random_seats_every: seats drawn at random, whatever the ranks
     for s in range(P):
         p8[SOCIAL, s] = p8[LAST_FINISH, p8[SEAT_PLAYER, s]]
         if p8[SOCIAL, s] == P - 1:   # the Scum deals
             s8[DEALER] = s
+    if opt[O_RESET_EVERY] > 0 and h % opt[O_RESET_EVERY] == 0:
+        for s in range(P):              # rank_reset_every: a hand without ranks, a random dealer
+            p8[SOCIAL, s] = -1
+        s8[DEALER] = np.int8(hash3(key[0], SALT_DEALER, h, 0) % np.uint64(P))
     start_hand(G, T, np.bool_(False))   # not a literal False: start_hand compiles for one type of `dealt`

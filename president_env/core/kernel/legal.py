@@ -18,6 +18,7 @@ from .fields import (
     CLAIM_RANK,
     COUNTS,
     CURRENT,
+    ELEVEN_BACK,
     FIRST_LEAD,
     FOUR_BOMB,
     FOUR_REVOLUTION,
@@ -29,6 +30,7 @@ from .fields import (
     O_CARD_LEVEL,
     O_COMPLETE_SET,
     O_COMPULSORY,
+    O_ELEVEN,
     O_EQUAL_RANK_BEATS,
     O_FOUR,
     O_HAS_EXTRAS,
@@ -79,14 +81,17 @@ from .jit import inlined
 
 @inlined
 def order_in_force(T, s8):
-    """0 in the normal order, 1 under a revolution (only the revolution rules turn it).
+    """0 in the normal order, 1 reversed: under a revolution, or an 11-back (``eleven_back``); both cancel.
 
     The one reader of the order in force: the rules functions ask it, never ``s8[REVOLUTION]``, which only
     the deal (reset), the play (a revolution flips it) and the observation (the flag as it stands) touch."""
     opt = T[T_OPT]
+    r = 0
     if opt[O_FOUR] >= FOUR_REVOLUTION and s8[REVOLUTION]:
-        return 1
-    return 0
+        r = 1
+    if opt[O_ELEVEN] and s8[ELEVEN_BACK]:
+        r = 1 - r
+    return r
 
 
 @inlined

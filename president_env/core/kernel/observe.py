@@ -16,6 +16,7 @@ from .fields import (
     COUNTS,
     CURRENT,
     DIRECTION,
+    ELEVEN_BACK,
     EX_KIND,
     EXCH_IN,
     EXCH_OUT,
@@ -31,6 +32,7 @@ from .fields import (
     G_PK8,
     G_PTS,
     G_S8,
+    LOCK,
     N_CARDS,
     O_C,
     O_DIR,
@@ -44,14 +46,17 @@ from .fields import (
     OB_CLAIMING,
     OB_CLEAR_COUNT,
     OB_DIRECTION,
+    OB_ELEVEN_BACK,
     OB_EXCH_GIVEN,
     OB_EXCH_RECEIVED,
     OB_EXPOSED,
     OB_FINISHED,
     OB_HAND,
     OB_LEADING,
+    OB_LOCK,
     OB_MY_TURN,
     OB_OWN_CARDS,
+    OB_PASS_RUN,
     OB_PASSED,
     OB_PHASE,
     OB_PICKED,
@@ -67,11 +72,13 @@ from .fields import (
     OB_TOP_OWNER,
     OB_TOP_RANK,
     OB_TOP_RUN,
+    OB_TOP_RUN_LOW,
     OB_TOP_SIZE,
     OB_TOP_WILD,
     OB_TRADE_PICK,
     OB_TRADING,
     OVER,
+    PASS_RUN,
     PASSED,
     PHASE,
     PICKED,
@@ -92,10 +99,12 @@ from .fields import (
     TOP_CARDS,
     TOP_CLAIM,
     TOP_COUNT,
+    TOP_LO,
     TOP_OWNER,
     TOP_RANK,
     TOP_RUN,
     TOP_SIZE,
+    TOP_SUITS,
     TOP_WILD,
     TRADE_PICK,
 )
@@ -264,6 +273,24 @@ def observe_game(G, T, player, out):  # noqa: C901 - one piece after another
         v = out[o:]
         for c in range(C):
             v[c] = c8[PICKED, c]
+    # lock, top_suits (suit_lock): the locked suits, the suits of the play on top (four bits, suit_order)
+    o = obs[0, OB_LOCK]
+    if o >= 0:
+        for x in range(4):
+            out[o + x] = (s8[LOCK] >> x) & 1
+            out[o + 4 + x] = (s8[TOP_SUITS] >> x) & 1
+    # top_run_low (run_joker_ends, clear_above): the run on top's lowest place in rank_order + 1 (0: below it)
+    o = obs[0, OB_TOP_RUN_LOW]
+    if o >= 0 and s8[TOP_RUN] > 0:
+        out[o] = s8[TOP_LO]
+    # eleven_back: a J has reversed the order until the trick ends
+    o = obs[0, OB_ELEVEN_BACK]
+    if o >= 0:
+        out[o] = s8[ELEVEN_BACK]
+    # pass_run (pass_limit): passes in a row toward the limit
+    o = obs[0, OB_PASS_RUN]
+    if o >= 0:
+        out[o] = s8[PASS_RUN]
 
 
 @njit

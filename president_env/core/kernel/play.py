@@ -9,7 +9,10 @@ the trick ends, its winner (or the next player with cards) leading the next one.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .cards import select, take_wild
+from .deal import SALT_PASS_LIMIT, hash3
 from .fields import (
     A_RANK,
     A_RUN,
@@ -27,6 +30,7 @@ from .fields import (
     CURRENT,
     DIRECTION,
     DISCARDED,
+    ELEVEN_BACK,
     FINISH,
     FIRST_LEAD,
     FOUR_BOMB,
@@ -35,38 +39,59 @@ from .fields import (
     G_C8,
     G_HANDS,
     G_I16,
+    G_I32,
     G_K8,
+    G_KEY,
+    G_P8,
     G_PK8,
     G_S8,
+    HAND_NO,
     K_COUNT,
     K_HIGH,
     K_START,
     LEADER,
+    LOCK,
     MAY_REPLAY,
     MOVED,
     N_CARDS,
     NEXT_BEST,
     NEXT_WORST,
+    O_ALL_PASSED,
     O_C,
     O_CARD_LEVEL,
     O_COMPLETE_SET,
     O_EIGHT,
+    O_EIGHT_WILD,
+    O_ELEVEN,
+    O_FIVE,
     O_FOUR,
     O_HAS_FORBIDDEN,
     O_HAS_RESET,
     O_HAS_TRUMP,
+    O_JS,
     O_K,
     O_MUST_WIN,
     O_P,
+    O_PASS_LIMIT,
     O_PASS_RULE,
     O_POKER,
     O_QUICK_CLEAR,
+    O_RANK_5,
+    O_RANK_6,
+    O_RANK_8,
+    O_RANK_J,
     O_REV_SINGLES,
+    O_RUN_REV,
     O_RUNS,
     O_S,
+    O_SIX,
     O_SKIPS,
+    O_SPADE3,
+    O_SUIT_LOCK,
     O_TRANSPARENT,
+    O_WILD_SINGLE,
     OVER,
+    PASS_RUN,
     PASSED,
     PHASE,
     PICKED,
@@ -77,7 +102,12 @@ from .fields import (
     PLAYED_CARDS,
     POKER_CLAIM,
     QC_COUNT,
+    R_CMP0,
+    R_CMP1,
+    R_LO,
+    R_SUIT,
     REVOLUTION,
+    SF_SUITS,
     SINGLE_ROUND,
     SINGLE_ROW,
     SOCIAL,
@@ -87,14 +117,18 @@ from .fields import (
     T_KIND,
     T_OPT,
     T_PLAY,
+    T_RUNS,
+    T_SETS,
     TOP_CARDS,
     TOP_CLAIM,
     TOP_COUNT,
+    TOP_LO,
     TOP_OWN,
     TOP_OWNER,
     TOP_RANK,
     TOP_RUN,
     TOP_SIZE,
+    TOP_SUITS,
     TOP_WILD,
 )
 from .jit import inlined
@@ -257,12 +291,48 @@ def end_trick(s8, p8, c8, i16, leader):
     s8[TOP_OWN] = -1
     s8[QC_COUNT] = 0
     s8[TOP_RUN] = 0
+    s8[LOCK] = 0                        # the lock, the 11-back and the top's suits end with the trick
+    s8[TOP_SUITS] = 0
+    s8[TOP_LO] = 0
+    s8[ELEVEN_BACK] = 0
     i16[TOP_CLAIM] = 0
     for c in range(c8.shape[1]):
         c8[TOP_CARDS, c] = 0
     for s in range(p8.shape[1]):
         p8[PASSED, s] = 0
     s8[LEADER] = leader
+
+
+@inlined
+def contains(T, a, rank, size, is_run, place):
+    """Fine point 4 of the UEC rules: whether the play contains the rank at ``place`` of rank_order: a set of
+    that rank, or a run whose span (wild cards included) covers it. A lone joker contains no rank."""
+    if place < 0 or size == 0:
+        return False
+    if is_run:
+        lo = T[T_RUNS][R_LO, a - T[T_OPT][O_JS] - 1]
+        return lo <= place < lo + size
+    return T[T_PLAY][PL_KIND, rank] == place
+
+
+@inlined
+def pass_limit_end(G, T):
+    """pass_limit: the hand ends; the players still holding cards take the places left in random order
+    (from the game's key and the hand number, so a replay draws the same)."""
+    s8, p8, i32, key = G[G_S8], G[G_P8], G[G_I32], G[G_KEY]
+    P = T[T_OPT][O_P]
+    for _ in range(P):
+        pick = -1
+        best = np.uint64(0)
+        for s in range(P):
+            if p8[N_CARDS, s] > 0 and p8[FINISH, s] < 0:
+                h = hash3(key[0], SALT_PASS_LIMIT, i32[HAND_NO], s)
+                if pick < 0 or h < best:
+                    pick, best = s, h
+        if pick < 0:
+            break
+        p8[FINISH, pick] = s8[NEXT_BEST]
+        s8[NEXT_BEST] += 1
 
 
 @inlined
@@ -336,11 +406,20 @@ def play_or_pass(G, T, a, sel, rank, size, n, n_wild):  # noqa: C901 - one block
     clear_self = False
     clear_next = False
     if is_play:
-        # The play on top: as the rank it is compared by (a run: its highest card, or lowest under a
+        # The play on top: as the rank it is compared by (a run: its highest natural card, or lowest under a
         # revolution; a transparent set of the top's size: the rank it beat).
         eff = rank
         if is_run:
-            eff = rank if order_in_force(T, s8) else rank + size - 1
+            ri = a - opt[O_JS] - 1
+            eff = T[T_RUNS][R_CMP1 if order_in_force(T, s8) else R_CMP0, ri]
+            s8[TOP_LO] = T[T_RUNS][R_LO, ri] + 1
+        if opt[O_SUIT_LOCK]:            # suit_lock: the same suits as the play below lock the trick
+            suits = (1 << T[T_RUNS][R_SUIT, a - opt[O_JS] - 1]) if is_run else T[T_SETS][SF_SUITS, a]
+            if suits == 0:              # a lone joker ignores the lock and clears it
+                s8[LOCK] = 0
+            elif old_rank >= 0 and suits == s8[TOP_SUITS]:
+                s8[LOCK] = suits
+            s8[TOP_SUITS] = suits
         if rank == opt[O_TRANSPARENT] and old_rank >= 0 and size == old_size and not_run:
             eff = old_rank
         if opt[O_COMPLETE_SET]:         # cards of the top's rank in consecutive plays; a run counts none
@@ -388,7 +467,7 @@ def play_or_pass(G, T, a, sel, rank, size, n, n_wild):  # noqa: C901 - one block
         four = size >= 4 and not is_run
         if poker:
             four = T[T_CLAIMS][CL_BOMB, claim] != 0
-        flip = four
+        flip = four or (is_run and opt[O_RUN_REV] > 0 and size >= opt[O_RUN_REV])
         if opt[O_REV_SINGLES]:
             if size == 1 and eff == old_rank and old_size == 1:
                 row = s8[SINGLE_ROW] + 1
@@ -406,7 +485,10 @@ def play_or_pass(G, T, a, sel, rank, size, n, n_wild):  # noqa: C901 - one block
         if opt[O_FOUR] == FOUR_BOMB and four:
             clear_self = True
         if opt[O_EIGHT] >= 0:
-            if is_run:                  # a run with a natural 8
+            if is_run and opt[O_EIGHT_WILD]:   # a run whose span covers the 8, a wild card standing for it too
+                if contains(T, a, rank, size, True, opt[O_RANK_8]):
+                    clear_self = True
+            elif is_run:                # a run with a natural 8
                 for i in range(n):
                     if card[C_NAT8, sel[i]]:
                         clear_self = True
@@ -416,11 +498,23 @@ def play_or_pass(G, T, a, sel, rank, size, n, n_wild):  # noqa: C901 - one block
             clear_self = True
         if qc and claim_play:
             clear_self = True
+        if opt[O_SPADE3] >= 0 and a == opt[O_SPADE3] and old_rank == opt[O_WILD_SINGLE] and old_size == 1:
+            clear_self = True           # the single 3S on a lone joker ends the trick
+        if opt[O_ELEVEN] and contains(T, a, rank, size, is_run, opt[O_RANK_J]):
+            s8[ELEVEN_BACK] = 1 - s8[ELEVEN_BACK]   # until the trick ends; another J restores the order
+        if opt[O_SIX] and contains(T, a, rank, size, is_run, opt[O_RANK_6]):
+            s8[DIRECTION] = -s8[DIRECTION]          # for the rest of the hand
         if opt[O_HAS_RESET] and size == 1 and not clear_self:   # judged by the order before the play
             if play[PL_RESET0 + (1 if rev_before else 0), rank]:
                 clear_next = True
         if p8[N_CARDS, cur] == 0:
             go_out(s8, p8, pk8, k8, hands, opt, card, cur, sel, n)
+
+    # pass_limit: passes in a row, across tricks; any play resets the count
+    limit_end = False
+    if opt[O_PASS_LIMIT] > 0:
+        s8[PASS_RUN] = 0 if is_play else s8[PASS_RUN] + 1
+        limit_end = s8[PASS_RUN] >= opt[O_PASS_LIMIT]
 
     # Who acts next, or who leads the next trick.
     alive = 0
@@ -428,10 +522,18 @@ def play_or_pass(G, T, a, sel, rank, size, n, n_wild):  # noqa: C901 - one block
         if p8[N_CARDS, s] > 0:
             alive += 1
     ended = alive <= 1
+    if limit_end and not ended:
+        pass_limit_end(G, T)
+        ended = True
     d = s8[DIRECTION]
     owner = s8[TOP_OWNER]
-    trick_end = clear_self or clear_next or not others_can_act(p8, owner)
+    # all_passed: the owner of the last play gets the turn again when everyone else has passed; the trick
+    # ends when everyone holding cards has passed (the owner too)
+    trick_end = clear_self or clear_next or not others_can_act(p8, -1 if opt[O_ALL_PASSED] else owner)
     start = cur
+    if (opt[O_FIVE] and is_play and not trick_end and not ended
+            and contains(T, a, rank, size, is_run, opt[O_RANK_5])):
+        start = seat_after(cur, d, P)    # five_skip: the next seat loses its turn, whoever sits there
     again = False
     if opt[O_SKIPS] and is_play and rank == old_rank and not trick_end and not ended and not_run:
         start, again = skip(s8, p8, opt, cur, size - old_size + 1)
@@ -443,6 +545,8 @@ def play_or_pass(G, T, a, sel, rank, size, n, n_wild):  # noqa: C901 - one block
         asked = claimer(s8, pk8, opt, play, T[T_KIND], rank, cur)
     if trick_end:
         win = cur if clear_next else owner
+        if win < 0:                     # a trick of passes only (lead_may_pass): who was to lead leads
+            win = s8[LEADER]
         if not clear_next and p8[N_CARDS, win] > 0:
             leader = win
         else:
