@@ -47,7 +47,7 @@ def reference_legal(rules: Rules, st, b: int) -> np.ndarray:
         return out
     top, ts = int(st.top_rank[b]), int(st.top_size[b])
     lead = top < 0
-    rev = bool(st.revolution[b])
+    rev = bool(st.revolution[b]) != bool(rules.eleven_back and st.eleven_back[b])   # the order in force
     strength = t.strength[int(rev)]
     name = t.play_ranks
     reset = {rules.revolution_reset_rank} if (rev and rules.revolution_reset_rank) else rules.reset_ranks
@@ -92,7 +92,8 @@ def reference_legal(rules: Rules, st, b: int) -> np.ndarray:
             if st.first_lead[b] and p != t.lowest_play_rank:
                 ok = False  # fine point 14: the first lead holds the lowest card, whatever a rule adds
             out[1 + p * S + s - 1] = ok
-    out[0] = not lead and not (rules.compulsory_beat and out[1:].any())
+    lead_pass = rules.lead_may_pass and not st.first_lead[b]   # (the first lead must play the lowest card)
+    out[0] = (not lead or lead_pass) and not (rules.compulsory_beat and out[1:].any())
     return out
 
 

@@ -57,6 +57,15 @@ SLOW_SEED, SLOW_COMBOS = 777, 600
 # candidates above, and the golden records drawn from them, stay those drawn before it existed)
 HALF_SEED, HALF_COMBOS = 15, 16
 HALF_SLOW_SEED, HALF_SLOW_COMBOS = 1515, 120
+# The UEC options (rule book section 9): candidates of their own seeds, given UEC options from a side generator
+# (uec_options), so that the candidates above stay those drawn before the options existed
+UEC_SEED, UEC_COMBOS = 41, 16
+UEC_SLOW_SEED, UEC_SLOW_COMBOS = 4141, 120
+UEC_DEFAULTS = {"lead_card": None, "lead_may_pass": False, "trick_end": "others_passed", "suit_lock": "none",
+                "spade_three_beats_joker": False, "run_beat": "highest_higher", "run_joker_ends": False,
+                "run_revolution": 0, "five_card_set": False, "eight_cut_by_wild": False, "random_seats_every": None,
+                "rank_reset_every": None, "pass_limit": None, "eleven_back": False, "six_reverse": False,
+                "five_skip": False}
 # the options refused with decks 1.5, and the value a deck-and-a-half candidate takes
 HALF_REFUSED = {"power_ranks": (), "revolution_by_singles": False, "suit_order": ("C", "D", "H", "S"),
                 "suit_rule": "none", "high_cards": (), "runs": 0, "combinations": "sets"}
@@ -206,6 +215,7 @@ def random_options(rng: np.random.Generator) -> dict:  # noqa: C901 - one line p
         o["runs"] = min(3 + int(rng.choice(4, p=[0.6, 0.25, 0.1, 0.05])), longest) if coin(0.97) else 2  # 2 too
     _poker_options(o)
     _paired_options(o)
+    o.update(UEC_DEFAULTS)      # drawn by uec_options, for candidates of their own seeds
     return o
 
 
@@ -285,6 +295,62 @@ def deck_and_a_half(o: dict) -> dict:
     return o
 
 
+def uec_options(o: dict) -> dict:  # noqa: C901 - one line per option
+    """A candidate given the UEC options (section 9): half of them one wild joker and the options that name the
+    card it stands for, then each option where it applies; a few keep a refused combination (the error must name
+    it). From a side generator seeded by the candidate, as :func:`_poker_options`."""
+    side = side_generator(o, "uec ")
+    o = dict(o, combinations="sets")
+
+    def coin(p: float) -> bool:
+        return bool(side.random() < p)
+
+    if coin(0.5):                               # one wild joker, the only wild card
+        o.update(decks=1, jokers=1, joker_mode="wild", wild_ranks={"JK"}, players=min(o["players"], 8))
+        for opt in ("trump_ranks", "reset_ranks"):
+            o[opt] = set(o[opt]) - {"JK", "BJ", "RJ"}
+        o["forbidden_finish"] = set(o["forbidden_finish"]) - {"BJ", "RJ"}
+        o["power_ranks"] = {r: v for r, v in dict(o["power_ranks"]).items() if r not in ("JK", "BJ", "RJ")}
+        if o["transparent_rank"] in ("JK", "BJ", "RJ"):
+            o["transparent_rank"] = None
+        if o["revolution_reset_rank"] in ("JK", "BJ", "RJ"):
+            o["revolution_reset_rank"] = None
+        o["suit_lock"] = "exact" if coin(0.6) else "none"
+        o["spade_three_beats_joker"] = "3" in o["rank_order"] and "3S" not in o["high_cards"] and coin(0.5)
+        o["five_card_set"] = o["size_rule"] == "equal" and coin(0.4)
+        if not o["runs"] and len(o["rank_order"]) >= 3 and coin(0.5):
+            o["runs"] = 3
+        o["run_joker_ends"] = bool(o["runs"]) and coin(0.6)
+    if coin(0.5):
+        o["pass_rule"] = "locks_out"
+        o["lead_may_pass"] = coin(0.6)
+        o["trick_end"] = "all_passed" if coin(0.6) else "others_passed"
+    if o["runs"]:
+        o["run_beat"] = "clear_above" if coin(0.5) else "highest_higher"
+        if o["four_of_a_kind"] in ("revolution", "revolution_and_reverse") and coin(0.4):
+            o["run_revolution"] = o["runs"] + int(side.integers(0, 3))
+        o["eight_cut_by_wild"] = o["eight_cut"] and coin(0.5)
+    naturals = [r for r in o["rank_order"] if r not in o["wild_ranks"]]
+    if o["decks"] == 1 and coin(0.4):
+        cards = [r + s for r in naturals for s in "CDHS" if r + s not in o["high_cards"]]
+        o["lead_card"] = cards[int(side.integers(len(cards)))]
+    if coin(0.4):
+        o["reseat"] = False
+        o["random_seats_every"] = int(side.integers(1, 3))
+    if coin(0.3):
+        o["rank_reset_every"] = int(side.integers(1, 3))
+    if o["random_seats_every"] or o["rank_reset_every"]:
+        o["hands_per_session"] = 3
+    if o["lead_may_pass"] or coin(0.3):         # (every player may pass a lead for ever without a limit)
+        o["pass_limit"] = int(side.integers(1, 25))
+    for opt, rank in (("eleven_back", "J"), ("six_reverse", "6"), ("five_skip", "5")):
+        o[opt] = rank in naturals and coin(0.3)
+    if coin(0.1):                               # refused: the error must name it
+        o.update([("trick_end", "all_passed"), ("pass_rule", "may_replay")] if coin(0.5) else
+                 [("suit_lock", "exact"), ("jokers", 2)])
+    return o
+
+
 def draw_rules(seed: int, n: int, transform: Callable[[dict], dict] | None = None) -> Drawn:
     """Candidates from ``seed`` (each passed through ``transform``, if given) until ``n`` are kept."""
     rng = np.random.default_rng(seed)
@@ -310,6 +376,8 @@ FAST = draw_rules(FAST_SEED, FAST_COMBOS)
 SLOW = draw_rules(SLOW_SEED, SLOW_COMBOS)
 HALF = draw_rules(HALF_SEED, HALF_COMBOS, deck_and_a_half)
 HALF_SLOW = draw_rules(HALF_SLOW_SEED, HALF_SLOW_COMBOS, deck_and_a_half)
+UEC = draw_rules(UEC_SEED, UEC_COMBOS, uec_options)
+UEC_SLOW = draw_rules(UEC_SLOW_SEED, UEC_SLOW_COMBOS, uec_options)
 
 
 # --------------------------------------------------------------------------- card-level legal actions
@@ -394,8 +462,9 @@ def reference_card_legal(rules: Rules, st: State, b: int) -> np.ndarray:  # noqa
     top, ts = int(st.top_rank[b]), int(st.top_size[b])
     lead, top_run = top < 0, int(st.top_run[b])
     on_set = not lead and not top_run
-    rev = bool(st.revolution[b])
+    rev = bool(st.revolution[b]) != bool(rules.eleven_back and st.eleven_back[b])   # both reverse: they cancel
     strength = t.strength[int(rev)]
+    lock = int(st.lock[b]) if rules.suit_lock != "none" else 0   # the locked suits (four bits), 0 none
     reset = {rules.revolution_reset_rank} if (rev and rules.revolution_reset_rank) else rules.reset_ranks
     power = rules.power
     power_floor = min((strength[name.index(r)] for r in power), default=None)
@@ -417,7 +486,7 @@ def reference_card_legal(rules: Rules, st: State, b: int) -> np.ndarray:  # noqa
         places = [suit_of[c] for c in cards if c in suit_of and not (high and t.kind_high[t.card_kind[c]])]
         if not places:
             return -1
-        return 3 - min(places) if (rev and rules.four_of_a_kind.startswith("revolution")) else max(places)
+        return 3 - min(places) if rev else max(places)
 
     for j in candidates:
         p, s, w = int(table.rank[j]), int(table.size[j]), int(table.wild[j])
@@ -476,9 +545,43 @@ def reference_card_legal(rules: Rules, st: State, b: int) -> np.ndarray:  # noqa
                 ok |= strength[top] < power_floor and n * d < ts <= d * power[name[p]][n - 1]
         if st.first_lead[b]:
             ok &= t.lowest_card in cards or t.card_names[t.lowest_card] in table.cards[j]
+        if lock and name[p] != WILD:        # suit_lock: exactly the locked suits (the joker: the suit it stands
+            suits = {rules.suit_order.index(n[-1]) for n in table.cards[j]}   # for); a lone joker ignores it
+            if table.names_joker and table.joker_as[j]:
+                suits |= {0, 1, 2, 3} if table.joker_as[j].endswith("*") else {
+                    rules.suit_order.index(table.joker_as[j][-1])}
+            ok &= sum(1 << x for x in suits) == lock
         out[j] = ok
+    if rules.spade_three_beats_joker and on_set and ts == 1 and name[top] == WILD and held.get("3S", 0):
+        out[next(j for j in candidates if table.cards[j] == ("3S",) and table.wild[j] == 0)] = True
     # Runs (fine point 6): natural cards of one suit at consecutive ranks, wild cards for the missing ones.
-    if rules.runs and (lead or top_run):
+    if rules.runs and (lead or top_run) and table.names_joker:
+        # the run names the joker's place (section 9): every other place held naturally, and the joker
+        N = len(rules.rank_order)
+        top_lo = int(st.top_lo[b]) - 1
+        for j in np.flatnonzero(table.run):
+            suit, L, lo, jp = table.cards[j][0][-1], int(table.run[j]), int(table.run_lo[j]), int(table.joker_pos[j])
+            need_places = [x for x in range(lo, lo + L) if 0 <= x < N and x != jp]
+            if not all(held.get(rules.rank_order[x] + suit, 0) for x in need_places) or (jp != -9 and wild == 0):
+                continue
+            if not lead:
+                if L != top_run:
+                    continue
+                if rules.run_beat == "clear_above":
+                    beats = lo > top_lo + L - 1 if not rev else lo + L - 1 < top_lo
+                elif rules.run_joker_ends:
+                    beats = lo > top_lo if not rev else lo < top_lo
+                else:
+                    compared = rules.rank_order[lo if rev else lo + L - 1]
+                    beats = strength[name.index(compared)] > strength[top]
+                if not beats:
+                    continue
+            if lock and 1 << rules.suit_order.index(suit) != lock:
+                continue
+            if st.first_lead[b] and t.card_names[t.lowest_card] not in table.cards[j]:
+                continue
+            out[j] = True
+    elif rules.runs and (lead or top_run):
         for j in np.flatnonzero(table.run):
             suit = table.cards[j][0][-1]
             lo = t.kinds.index(name[table.rank[j]])
@@ -489,13 +592,21 @@ def reference_card_legal(rules: Rules, st: State, b: int) -> np.ndarray:  # noqa
             if not lead:
                 if table.run[j] != top_run:
                     continue
-                compared = ranks[0] if rev else ranks[-1]  # its highest card in the order in force
-                if strength[name.index(compared)] <= strength[top]:
-                    continue
+                if rules.run_beat == "clear_above":   # its lowest card above the top's highest (reversed: below)
+                    top_lo = int(st.top_lo[b]) - 1
+                    if not (lo > top_lo + table.run[j] - 1 if not rev else lo + table.run[j] - 1 < top_lo):
+                        continue
+                else:
+                    compared = ranks[0] if rev else ranks[-1]  # its highest card in the order in force
+                    if strength[name.index(compared)] <= strength[top]:
+                        continue
+            if lock and 1 << rules.suit_order.index(suit) != lock:
+                continue
             if st.first_lead[b] and t.card_names[t.lowest_card] not in [r + suit for r in ranks]:
                 continue
             out[j] = True
-    out[0] = not lead and not (rules.compulsory_beat and out[1:].any())
+    lead_pass = rules.lead_may_pass and not st.first_lead[b]   # (the first lead must play the lowest card)
+    out[0] = (not lead or lead_pass) and not (rules.compulsory_beat and out[1:].any())
     return out
 
 
@@ -508,7 +619,9 @@ def _trades(rules: Rules) -> int:
 def _hand_step_bound(rules: Rules) -> int:
     """Decisions a hand can take: the exchange's, then at most P + 1 actions per card played (P + 2 under poker:
     a single is a claim and a pick)."""
-    return _trades(rules) + rules.n_cards * (rules.players + 1 + rules.poker) + rules.players + 1
+    all_passed = rules.trick_end != "others_passed"     # (the owner's turn again: at most one more round)
+    per_card = rules.players + 1 + rules.poker + (rules.pass_limit or 0) + rules.players * all_passed
+    return _trades(rules) + rules.n_cards * per_card + rules.players + 1 + (rules.pass_limit or 0)
 
 
 def reference_poker_legal(rules: Rules, st: State, b: int) -> np.ndarray | None:
@@ -598,6 +711,9 @@ def _check_hand_start(rules: Rules, cards: _Cards, st: State, b: int, where: str
 def _expected_leader(rules: Rules, cards: _Cards, st: State, b: int) -> int:
     """Section 2: the seat that leads the hand about to be played in game b."""
     P, d = rules.players, int(st.direction[b])
+    if rules.lead_card is not None:     # section 9: its holder, after the exchange
+        return next(s for s in range(P) if rules.lead_card in [cards.t.card_names[c]
+                                                               for c in np.flatnonzero(st.hands[b, s])])
     social = st.social[b].astype(int)
     if (social >= 0).all():
         return int(np.flatnonzero(social == (0 if rules.lead_after_first == "president" else P - 1))[0])
@@ -636,7 +752,9 @@ def play_sessions(rules: Rules, seed: int, batch: int, start_ranks: str | None) 
     hands_done = np.zeros(batch, dtype=int)
     exchange_steps = np.zeros(batch, dtype=int)
     awaiting_lead = np.ones(batch, dtype=bool)
-    first_play_due = np.full(batch, rules.first_lead == "lowest_card" and start_ranks is None)
+    first_play_due = np.full(batch, rules.first_lead == "lowest_card" and start_ranks is None
+                             and rules.lead_card is None)
+    ranked_hands = (st.social >= 0).all(axis=1).astype(int)   # hands played with ranks (an exchange)
     starts = {(b, 0): st.take(np.array([b])) for b in range(batch)}  # each hand's start, by (game, hand)
     for b in range(batch):
         _check_hand_start(rules, cards, st, b, "init")
@@ -683,7 +801,7 @@ def play_sessions(rules: Rules, seed: int, batch: int, start_ranks: str | None) 
             if not st.hand_over[b]:
                 assert cards.lowest & set(np.flatnonzero(st.moved[b]).tolist()), f"{where}: game {b}"
             first_play_due[b] = False
-        assert not (st.first_lead & ~before.first_lead).any(), where
+        assert not (st.first_lead & ~before.first_lead & ~st.hand_over).any(), where
         hand_steps[live] += 1
         for b in np.flatnonzero(st.hand_over):
             assert before.phase[b] == PLAY and hand_steps[b] <= hand_bound, f"{where}: hand of game {b} too long"
@@ -693,6 +811,9 @@ def play_sessions(rules: Rules, seed: int, batch: int, start_ranks: str | None) 
             assert st.hand_points[b].tolist() == [rules.points[p] for p in st.last_finish[b]], where
             if st.phase[b] != OVER:
                 starts[b, int(st.hand_no[b])] = st.take(np.array([b]))
+                ranked_hands[b] += int((st.social[b] >= 0).all())
+                if not (st.social[b] >= 0).all() and rules.first_lead == "lowest_card" and not rules.lead_card:
+                    first_play_due[b] = True     # a hand without ranks (rank_reset_every) is led as the first
                 _check_hand_start(rules, cards, st, b, where)
                 awaiting_lead[b] = True
         assert (st.top_size[st.top_run == 0] <= S).all(), where  # a run on top has its own length
@@ -706,14 +827,16 @@ def play_sessions(rules: Rules, seed: int, batch: int, start_ranks: str | None) 
         assert (hands_done <= max_hands).all()
     assert not first_play_due.any()
     # Each hand with ranks has one decision per card given back and per merchant.
-    ranked_hands = hands_done - (0 if start_ranks is not None else 1)
     assert (exchange_steps == ranked_hands * _trades(rules)).all(), f"{rules!r}: {exchange_steps}"
     # Every hand was recorded; each record rebuilds its hand's start and replays.
     assert len(records) == hands_done.sum()
     for r in records:
         _, again = start_state(r)
         live_start = starts[r["session"], r["hand"]]
-        for name in sorted(set(field_names()) - {"points", "hand_points", "hand_over", "moved"}):
+        skip = {"points", "hand_points", "hand_over", "moved"}
+        if r["prev_ranks"] is None and r["hand"] > 0:     # rank_reset_every: the last hand's places do not
+            skip.add("last_finish")                        # carry into a hand without ranks
+        for name in sorted(set(field_names()) - skip):
             a, b = getattr(again, name), getattr(live_start, name)
             if name == "hands":  # copies of a card are indistinguishable
                 a, b = a.astype(int) @ cards.by_name, b.astype(int) @ cards.by_name
@@ -731,7 +854,7 @@ def play_sessions(rules: Rules, seed: int, batch: int, start_ranks: str | None) 
         for e, (n, _) in zip(r["exchanges"], rules.exchange_pairs, strict=False):  # none without ranks
             best_first = sorted(r["deal"][e["from"]], key=best_of.__getitem__, reverse=True)
             assert sorted(e["cards"]) == sorted(best_first[:n]), f"{rules!r}: gift {e} from {best_first}"
-        if r["hand"] == 0 and r["prev_ranks"] is None and rules.first_lead == "lowest_card":
+        if r["hand"] == 0 and r["prev_ranks"] is None and rules.first_lead == "lowest_card" and not rules.lead_card:
             lead = next(d["cards"] for d in r["decisions"] if d["cards"])  # poker: claims and picks move none
             assert t.card_names[t.lowest_card] in lead, f"{rules!r}: first lead {lead}"
     return {"steps": i, "hands": int(hands_done.sum()), "exchange": int(exchange_steps.sum())}
@@ -754,8 +877,9 @@ def _describe(drawn: Drawn) -> str:
 
 
 @pytest.mark.parametrize("drawn", [FAST, pytest.param(SLOW, marks=pytest.mark.slow), HALF,
-                                   pytest.param(HALF_SLOW, marks=pytest.mark.slow)],
-                         ids=["fast", "slow", "half", "half-slow"])
+                                   pytest.param(HALF_SLOW, marks=pytest.mark.slow), UEC,
+                                   pytest.param(UEC_SLOW, marks=pytest.mark.slow)],
+                         ids=["fast", "slow", "half", "half-slow", "uec", "uec-slow"])
 def test_most_candidates_are_kept(drawn: Drawn) -> None:
     assert len(drawn.kept) >= KEPT_AT_LEAST * drawn.tried, _describe(drawn)
     assert drawn.refused > 0, "the generator also draws combinations Rules refuses"
@@ -764,11 +888,13 @@ def test_most_candidates_are_kept(drawn: Drawn) -> None:
 def test_the_fast_rule_sets_cover_every_option() -> None:
     """Between them the kept rule sets take every value of every choice option and vary every field."""
     kept = [r for _, r in FAST.kept]
+    uec = [r for _, r in UEC_SLOW.kept]    # the UEC options vary among the rule sets drawn for them
     for f in dataclasses.fields(Rules):
         if f.name != "name":
-            assert len({repr(getattr(r, f.name)) for r in kept}) >= 2, f"option {f.name} never varies"
+            among = uec if f.name in UEC_DEFAULTS else kept
+            assert len({repr(getattr(r, f.name)) for r in among}) >= 2, f"option {f.name} never varies"
     for opt, choices in _CHOICES.items():
-        assert {getattr(r, opt) for r in kept} == set(choices), opt
+        assert {getattr(r, opt) for r in (uec if opt in UEC_DEFAULTS else kept)} == set(choices), opt
     assert any(r.decks == 2 and r.first_lead == "lowest_card" for r in kept)
     assert any(r.merchant_trade for r in kept) and any(r.revolution_by_singles for r in kept)
 
@@ -778,7 +904,8 @@ def _cases(drawn: Drawn, prefix: str, slow: bool = False) -> list:
 
 
 @pytest.mark.parametrize("index,rules", _cases(FAST, "candidate") + _cases(SLOW, "candidate", slow=True)
-                         + _cases(HALF, "half") + _cases(HALF_SLOW, "half", slow=True))
+                         + _cases(HALF, "half") + _cases(HALF_SLOW, "half", slow=True)
+                         + _cases(UEC, "uec") + _cases(UEC_SLOW, "uec", slow=True))
 def test_random_rule_set(index: int, rules: Rules) -> None:
     check_rules(index, rules)
 

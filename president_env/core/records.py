@@ -70,6 +70,16 @@ class ReplayError(ValueError):
 
 
 # --------------------------------------------------------------------------- stepping
+def may_end_hand(rules: Rules, st: State) -> np.ndarray:
+    """(B,) the games whose next decision may end the hand: a play with at most three players holding cards
+    (one goes out, and under president_must_win the President falls too), or under ``pass_limit`` the pass
+    that reaches the limit."""
+    out = (st.phase == PLAY) & ((st.n_cards > 0).sum(axis=1) <= 3)
+    if rules.pass_limit:
+        out |= (st.phase == PLAY) & (st.pass_run.astype(np.int64) + 1 >= rules.pass_limit)
+    return out
+
+
 def _stop_rules(rules: Rules) -> Rules:
     """The same rules, but every session ends with the hand being played."""
     return rules.replace(hands_per_session=1)
@@ -87,9 +97,7 @@ def _step_recording(
     when their hand ended).
     """
     actions = np.asarray(actions)
-    # Only a play with at most three players holding cards can end a hand
-    # (one goes out, and under president_must_win the President falls too).
-    maybe = np.flatnonzero((st.phase == PLAY) & ((st.n_cards > 0).sum(axis=1) <= 3))
+    maybe = np.flatnonzero(may_end_hand(rules, st))
     before = st.take(maybe) if maybe.size else None
     step_inplace(rules, st, actions)
     moved = st.moved.copy()
@@ -98,7 +106,7 @@ def _step_recording(
         return moved, ended, None
     pos = np.searchsorted(maybe, ended)
     if before is None or (pos >= maybe.size).any() or (maybe[np.minimum(pos, maybe.size - 1)] != ended).any():
-        raise RuntimeError("a hand ended in a game that had more than three players holding cards")
+        raise RuntimeError("a hand ended in a game where records.may_end_hand said it could not")
     sub = before.take(pos)
     step_inplace(stop, sub, actions[ended])
     if not (np.array_equal(sub.last_finish, st.last_finish[ended])
@@ -633,15 +641,14 @@ def _replay(record: dict[str, Any], keep_states: bool) -> Iterator[ReplayStep]:
         if a not in legal:
             raise ReplayError(f"{where}: action {a} is not legal; legal ids are {legal}")
         before = st.copy() if keep_states else None
-        # Only a play with at most three players holding cards can end a hand (one goes out, and under
-        # president_must_win the President falls too): keep the game as it stood, to step it again below.
-        may_end = phase == "play" and int((st.n_cards[0] > 0).sum()) <= 3
+        # Only some decisions can end a hand (may_end_hand): keep the game as it stood, to step it again below.
+        may_end = bool(may_end_hand(rules, st)[0])
         kept = game.copy() if may_end else None
         game.step(a)
         moved = st.moved[0]
         if game.hand_over:
             if kept is None:
-                raise RuntimeError("a hand ended in a game that had more than three players holding cards")
+                raise RuntimeError("a hand ended in a game where records.may_end_hand said it could not")
             # The same decision under rules that end the session with this hand gives the hand as it stood
             # at its end (the engine has dealt the next hand in ``st``) and cross-checks the scoring.
             at_end = ScalarGame(stop, kept.state)

@@ -44,7 +44,6 @@ from .fields import (
     O_JR,
     O_JS,
     O_K,
-    O_LEAD_MAY_PASS,
     O_NAMED_WILD,
     O_NNAT,
     O_R,
@@ -123,7 +122,7 @@ from .fields import (
     W_SUITED,
 )
 from .jit import inlined
-from .legal import order_in_force, rank_extras, rank_intervals
+from .legal import may_pass, order_in_force, rank_extras, rank_intervals
 
 
 @inlined
@@ -303,8 +302,7 @@ def card_mask(G, T, W):  # noqa: C901 - one block per suit rule
         if holds(T, three, suited, per_kind, slots, wild, named):
             legal[three] = 1
             anything = True
-    lead_pass = lead and opt[O_LEAD_MAY_PASS] != 0
-    legal[0] = 1 if ((not lead or lead_pass) and not (opt[O_COMPULSORY] and anything)) else 0
+    legal[0] = 1 if (may_pass(G, T, lead) and not (opt[O_COMPULSORY] and anything)) else 0
 
 
 @inlined

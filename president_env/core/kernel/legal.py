@@ -40,6 +40,7 @@ from .fields import (
     O_HAS_TRUMP,
     O_HAS_WILD,
     O_K,
+    O_LEAD_MAY_PASS,
     O_LOWEST_PLAY,
     O_PLAIN_SETS,
     O_POWER_FLOOR0,
@@ -273,7 +274,7 @@ def rank_mask(G, T, W):
         legal[a] = 0
     if opt[O_PLAIN_SETS]:
         lead, anything = plain_sets(G, T, W)
-        legal[0] = 1 if (not lead and not (opt[O_COMPULSORY] and anything)) else 0
+        legal[0] = 1 if (may_pass(G, T, lead) and not (opt[O_COMPULSORY] and anything)) else 0
         return
     lead, first = rank_intervals(G, T, W)
     anything = False
@@ -290,7 +291,16 @@ def rank_mask(G, T, W):
                 if extra[r, n - 1]:
                     legal[r * S + n] = 1
                     anything = True
-    legal[0] = 1 if (not lead and not (opt[O_COMPULSORY] and anything)) else 0
+    legal[0] = 1 if (may_pass(G, T, lead) and not (opt[O_COMPULSORY] and anything)) else 0
+
+
+@inlined
+def may_pass(G, T, lead):
+    """Whether the player to act may pass (before compulsory_beat): not on a lead, but with lead_may_pass a lead
+    other than the first one, which must play the lowest card."""
+    if not lead:
+        return True
+    return T[T_OPT][O_LEAD_MAY_PASS] != 0 and G[G_S8][FIRST_LEAD] == 0
 
 
 @inlined
