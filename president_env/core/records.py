@@ -26,6 +26,8 @@ field             meaning
                   action ids then
 ``finish_order``  players from first place (President) to last
 ``points``        the points of this hand, by player
+``deal_source``   only in a record whose deal comes from elsewhere (``president
+                  import-uecda``: ``"uecda FILE game N"``): the deal is not its key's
 ================  ==============================================================
 
 :func:`replay` rebuilds the start of the hand with :func:`~president_env.core.engine.init`
@@ -491,6 +493,9 @@ def validate_record(rec: Any) -> None:
                     raise RecordError(f"missing field {name}[{i}].{sub}")
                 if not ok(item[sub]):
                     raise RecordError(f"field {name}[{i}].{sub} must be {what}, got {item[sub]!r:.80}")
+    source = rec.get("deal_source")
+    if source is not None and not (isinstance(source, str) and 0 < len(source) <= 200):
+        raise RecordError(f"field 'deal_source' must be null or a string of 1..200 characters, got {source!r:.80}")
     shown = rec.get("exposed")
     if shown is not None and not _str_list(shown):
         raise RecordError(f"field 'exposed' must be null or a list of card names, got {shown!r:.80}")
@@ -704,9 +709,11 @@ def check_deal(record: dict[str, Any]) -> None:
 
 
 def verify(record: dict[str, Any]) -> State:
-    """:func:`replay` the record and :func:`check_deal` it: every decision and the cards themselves."""
+    """:func:`replay` the record and :func:`check_deal` it: every decision and the cards themselves (but for a
+    record whose ``deal_source`` says its deal came from elsewhere, an imported game: its key did not deal it)."""
     end = replay(record)
-    check_deal(record)
+    if record.get("deal_source") is None:
+        check_deal(record)
     return end
 
 
