@@ -2,7 +2,8 @@
 
 Plays uniformly random legal actions (mask computation included: the mask is part
 of every step's output) on one core, for `president`, `daifugo`, `suit_ranking`,
-`daifugo_runs` (the card-level action table) and `rich_man_poor_man` (poker hands), at
+`daifugo_runs` (the card-level action table), `rich_man_poor_man` (poker hands) and `uecda` (the UEC
+standard rules: locks, runs with the joker, 2,606 actions), at
 several batch sizes, and in the same run steps games one at a time (batch 0 in the rows).
 
     python benchmarks/bench_core.py              # a table
@@ -58,7 +59,7 @@ def measure(name: str, batch: int, seconds: float, seed: int = 0) -> float:
 
 def main(argv: list[str] | None = None) -> list[dict]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--presets", default="president,daifugo,suit_ranking,daifugo_runs,rich_man_poor_man")
+    ap.add_argument("--presets", default="president,daifugo,suit_ranking,daifugo_runs,rich_man_poor_man,uecda")
     ap.add_argument("--batches", default="1,64,1024,4096")
     ap.add_argument("--seconds", type=float, default=2.0, help="measuring time per row")
     ap.add_argument("--threads", type=int, default=1,

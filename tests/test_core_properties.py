@@ -114,9 +114,9 @@ def test_random_games_keep_every_invariant(name: str, players: int) -> None:
         total = st.counts.sum(axis=1) + st.played + st.discarded
         assert (total[live] == t.kind_count).all()
         assert (st.hands.sum(axis=2) == st.n_cards).all()
-        # A leader may never pass; masks only offer cards held.
+        # A leader may never pass (but with lead_may_pass after the first lead); masks only offer cards held.
         leading = (st.phase == PLAY) & (st.top_rank < 0)
-        assert not st.legal[leading, 0].any()
+        assert (st.legal[leading, 0] == (rules.lead_may_pass & ~st.first_lead[leading])).all()
         assert st.legal.any(axis=1).all()
         # The mask matches the rule book, restated candidate by candidate (rank-level rules; the card-level
         # table is restated in tests/test_card_level.py and checked against ScalarGame in tests/test_scalar.py,

@@ -51,6 +51,23 @@ DEFAULTS = {
     "suit_order": ("C", "D", "H", "S"),
     "high_cards": (),
     "quick_clear": False,
+    # section 9 (the UEC options): off
+    "lead_card": None,
+    "lead_may_pass": False,
+    "trick_end": "others_passed",
+    "suit_lock": "none",
+    "spade_three_beats_joker": False,
+    "run_beat": "highest_higher",
+    "run_joker_ends": False,
+    "run_revolution": 0,
+    "five_card_set": False,
+    "eight_cut_by_wild": False,
+    "random_seats_every": None,
+    "rank_reset_every": None,
+    "pass_limit": None,
+    "eleven_back": False,
+    "six_reverse": False,
+    "five_skip": False,
 }
 # Points by finishing position for the default scoring (section 6).
 DEFAULT_POINTS = {3: (2, 0, -2), 4: (2, 1, -1, -2), 5: (2, 1, 0, -1, -2), 8: (2, 1, 0, 0, 0, 0, -1, -2)}
@@ -81,6 +98,14 @@ PRESET_OPTIONS: dict[str, dict] = {
     "butthead": {"exchange": (2, 1), "exchange_back": (3, 2)},
     "double_deck": {"decks": 2, "players": 8},
     "deck_and_a_half": {"decks": 1.5, "players": 5, "extra_cards_to": "top_ranks"},
+    # the UEC standard rules (../shared/spec/uecda.md section 2: the `uecda` column of section 1)
+    "uecda": {"players": 5, "jokers": 1, "joker_mode": "wild", "wild_ranks": frozenset({"JK"}),
+              "extra_cards_to": "top_ranks", "pass_rule": "locks_out", "four_of_a_kind": "revolution",
+              "eight_cut": True, "runs": 3, "reseat": False, "scoring": (5, 4, 3, 2, 1), "target_points": None,
+              "hands_per_session": 1000, "lead_card": "3D", "lead_may_pass": True, "trick_end": "all_passed",
+              "suit_lock": "exact", "spade_three_beats_joker": True, "run_beat": "clear_above",
+              "run_joker_ends": True, "run_revolution": 5, "five_card_set": True, "eight_cut_by_wild": True,
+              "random_seats_every": 3, "rank_reset_every": 100, "pass_limit": 20},
     # power_ranks {2: [2, 3, 4], J: [3, 4], JK: [4]}, stored as sorted (rank, sizes) pairs
     "sofia": {"rank_order": ("3", "4", "5", "6", "7", "8", "9", "T", "Q", "K", "A", "2", "J"), "jokers": 2,
               "power_ranks": (("2", (2, 3, 4)), ("J", (3, 4)), ("JK", (4,)))},

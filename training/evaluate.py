@@ -40,12 +40,28 @@ class Matchup:
         return asdict(self) | {"wins": self.wins}
 
 
+#: a matchup's sessions end after this many hands when the rules' own sessions are longer (``uecda``'s are the
+#: competition's 1,000 hands): a hand's points do not depend on hands far behind it, and 3 hands cover uecda's
+#: seat redraws (every 3 hands) and its exchanges
+MAX_MATCH_HANDS = 3
+
+
+def match_hands(rules: Rules) -> int | None:
+    """The hands of a matchup's session: the rules' own session, or :data:`MAX_MATCH_HANDS` hands where the rules
+    play more than that many hands (None: the rules' own end, a target of points)."""
+    if rules.hands_per_session is not None and rules.hands_per_session > MAX_MATCH_HANDS:
+        return MAX_MATCH_HANDS
+    return None
+
+
 def matchup(rules: Rules, learner: Agent | str, opponent: str, deals: int, seed: int = 0,
             progress: bool = False, desc: str | None = None) -> Matchup:
     """Play ``learner`` against ``players - 1`` copies of ``opponent`` over ``deals`` duplicate deals
-    (``desc`` names the progress bar)."""
+    (``desc`` names the progress bar); sessions of at most :data:`MAX_MATCH_HANDS` hands where the rules' own
+    sessions are longer (:func:`match_hands`)."""
     entrants = [learner] + [opponent] * (rules.players - 1)
     result = run_tournament(rules, entrants, deals, seed=seed, progress=progress, rating=False,
+                            hands_per_session=match_hands(rules),
                             desc=desc or f"{rules.name}: vs {opponent} x{rules.players - 1}")
     per_deal = result.per_deal_points                        # (deals, E)
     diffs = per_deal[:, 0] - per_deal[:, 1:].mean(axis=1)

@@ -52,6 +52,13 @@ top_claim          X           ``combinations poker``: one-hot claim of the play
 claim              X           poker: one-hot claim the observer has made and is picking cards
                                for (its own decision in progress: all zero for the others)
 picked             C           poker: the cards the observer has picked so far for that claim
+lock               4           ``suit_lock``: the locked suits by ``suit_order`` (all zero: no lock)
+top_suits          4           ``suit_lock``: the suits of the play on top (the joker's: the suit it
+                               stands for; a lone joker has none)
+top_run_low        1           ``run_joker_ends`` or ``run_beat clear_above``: the run on top's lowest
+                               place in ``rank_order`` + 1 (0: below it); 0 without a run on top
+eleven_back        1           ``eleven_back``: a J has reversed the order until the trick ends
+pass_run           1           ``pass_limit``: passes in a row (across tricks) toward the limit
 =================  ==========  =====================================================
 
 Cards (``C``) are in the order of ``tables(rules).card_names``: by kind, then suit (weakest

@@ -102,6 +102,16 @@ def render(rules: Rules, state: State, game: int = 0, viewer: int | None = None,
         f"dealer seat {int(state.dealer[b])} | {direction} | revolution {'yes' if state.revolution[b] else 'no'}",
         f"top: {top_words(rules, state, b, agents)}",
     ]
+    uec = []                            # the UEC options' public state (rule book section 9)
+    if rules.suit_lock != "none":
+        locked = [rules.suit_order[x] for x in range(4) if int(state.lock[b]) >> x & 1]
+        uec.append(f"lock {' '.join(locked) if locked else 'none'}")
+    if rules.eleven_back:
+        uec.append(f"11-back {'yes' if state.eleven_back[b] else 'no'}")
+    if rules.pass_limit:
+        uec.append(f"passes in a row {int(state.pass_run[b])} of {rules.pass_limit}")
+    if uec:
+        lines.append(" | ".join(uec))
     if rules.poker and state.poker_claim[b] > 0:  # a play in progress: its claim and the cards picked so far
         picked = " ".join(t.card_names[c] for c in np.flatnonzero(state.picked[b])) or "none yet"
         lines.append(f"claimed: {describe_action(rules, int(state.poker_claim[b]))} (picked: {picked})")

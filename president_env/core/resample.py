@@ -371,6 +371,9 @@ WORLD_FIELDS: dict[str, str] = {
     "top_own": "observation: top", "qc_count": "observation: clear_count",
     "claim_rank": "observation: top and the quick-clear claim", "claim_next": "derived: who may still claim",
     "top_run": "observation: top_run", "top_cards": "observation: top_cards",
+    "lock": "observation: lock (suit_lock)", "top_suits": "observation: top_suits (suit_lock)",
+    "top_lo": "observation: top_run_low (the rules that compare runs by place; 0 elsewhere, unread)",
+    "eleven_back": "observation: eleven_back", "pass_run": "observation: pass_run (pass_limit)",
     "played_cards": "observation: played_cards", "moved": "fixed: false",
     "poker_claim": "observation: the pending claim", "picked": "observation: picked",
     "top_claim": "observation: the claim on top", "legal": "derived: refresh_legal",
@@ -523,6 +526,15 @@ def _state_from_observation(rules: Rules, obs: np.ndarray) -> State:  # noqa: C9
     else:
         mine = within[None, :] < own[:, kind]
         rest = ~mine & (within[None, :] < (t.kind_count[kind][None, :] - played[:, kind]))
+    # the UEC pieces (section 9): the lock and the top's suits as four bits, the run's lowest place, 11-back,
+    # the passes in a row
+    bits = 1 << np.arange(4)
+    if "lock" in sl:
+        st.lock[:] = (np.rint(obs[:, sl["lock"]]).astype(np.int64) * bits).sum(axis=1)
+        st.top_suits[:] = (np.rint(obs[:, sl["top_suits"]]).astype(np.int64) * bits).sum(axis=1)
+    for name, field in (("top_run_low", "top_lo"), ("eleven_back", "eleven_back"), ("pass_run", "pass_run")):
+        if name in sl:
+            getattr(st, field)[:] = np.rint(obs[:, sl[name].start]).astype(np.int64)
     hands = np.zeros((N, P, C), bool)
     hands[:, 0] = mine
     sizes = n_cards.copy()
