@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 from collections import Counter
 from pathlib import Path
@@ -322,3 +323,27 @@ def test_exchange_problems_are_reported_not_refused():
     problems = g.exchange_problems()
     assert "player 1: original is not dealt + received - changed" in problems
     assert "player 2: original is not dealt + received - changed" in problems
+
+
+def test_mutated_bytes_give_only_record_errors():
+    """Random byte edits of a real record: each is parsed or refused with UecdaRecordError, nothing else."""
+    base = SMALL.encode()
+    rng = random.Random(41)
+    refused = 0
+    for _ in range(400):
+        b = bytearray(base)
+        for _ in range(rng.randint(1, 3)):
+            pos = rng.randrange(len(b))
+            kind = rng.randrange(3)
+            if kind == 0:
+                b[pos] = rng.randrange(256)
+            elif kind == 1:
+                del b[pos:pos + rng.randint(1, 30)]
+            else:
+                b[pos:pos] = bytes([rng.randrange(256)])
+        try:
+            parse_uecda_record(bytes(b), "m.dat")
+        except UecdaRecordError as e:
+            refused += 1
+            assert str(e).startswith(f"m.dat line {e.line}: ") and 1 <= e.line <= 12
+    assert refused > 300

@@ -429,7 +429,8 @@ def parse_uecda_record(data: bytes | str, source: str = "<record>") -> UecdaReco
             if key != "player":
                 raise UecdaRecordError(source, n, _short(key), "the first line must be 'player' and the five names")
             if len(args) != N_PLAYERS:
-                raise UecdaRecordError(source, n, "player", f"expected {N_PLAYERS} names, found {len(args)}")
+                raise UecdaRecordError(source, n, "player", f"expected {N_PLAYERS} names, found {len(args)}"
+                                       " (a name with a space cannot be told apart)")
             players = tuple(args)
             continue
         if current is None:
