@@ -276,6 +276,10 @@ def test_non_utf8_byte():
     assert e.line == 3 and "control character 0x00 at column 1" in str(e)
     e = _refused(b"\xfe\xff" + SMALL.encode())
     assert e.line == 1 and "0xfe at column 1" in str(e)
+    e = _refused(SMALL.replace("score", "sc\ud800ore"))
+    assert (e.line, e.field) == (3, "encoding") and "lone surrogate U+D800 at column 3" in str(e)
+    e = _refused(SMALL.replace("\n", "\r"))                               # old Mac line ends: one line
+    assert e.line == 1 and "control character 0x0d" in str(e)
 
 
 @pytest.mark.parametrize("line, new, field, why", [

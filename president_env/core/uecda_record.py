@@ -399,8 +399,10 @@ def _decode_lines(data: bytes | str, source: str) -> list[str]:
         if raw.endswith("\r"):
             raw = raw[:-1]
         for col, ch in enumerate(raw, 1):
-            if (ord(ch) < 32 and ch != "\t") or ord(ch) == 127 or 0xD800 <= ord(ch) <= 0xDFFF:
+            if (ord(ch) < 32 and ch != "\t") or ord(ch) == 127:
                 raise UecdaRecordError(source, n, "encoding", f"control character {ord(ch):#04x} at column {col}")
+            if 0xD800 <= ord(ch) <= 0xDFFF:
+                raise UecdaRecordError(source, n, "encoding", f"lone surrogate U+{ord(ch):04X} at column {col}")
         lines.append(raw)
     return lines
 
