@@ -399,8 +399,10 @@ def _decode_lines(data: bytes | str, source: str) -> list[str]:
         if raw.endswith("\r"):
             raw = raw[:-1]
         for col, ch in enumerate(raw, 1):
-            if (ord(ch) < 32 and ch != "\t") or ord(ch) == 127 or 0xD800 <= ord(ch) <= 0xDFFF:
+            if (ord(ch) < 32 and ch != "\t") or ord(ch) == 127:
                 raise UecdaRecordError(source, n, "encoding", f"control character {ord(ch):#04x} at column {col}")
+            if 0xD800 <= ord(ch) <= 0xDFFF:
+                raise UecdaRecordError(source, n, "encoding", f"lone surrogate U+{ord(ch):04X} at column {col}")
         lines.append(raw)
     return lines
 
@@ -429,7 +431,8 @@ def parse_uecda_record(data: bytes | str, source: str = "<record>") -> UecdaReco
             if key != "player":
                 raise UecdaRecordError(source, n, _short(key), "the first line must be 'player' and the five names")
             if len(args) != N_PLAYERS:
-                raise UecdaRecordError(source, n, "player", f"expected {N_PLAYERS} names, found {len(args)}")
+                raise UecdaRecordError(source, n, "player", f"expected {N_PLAYERS} names, found {len(args)}"
+                                       " (a name with a space cannot be told apart)")
             players = tuple(args)
             continue
         if current is None:
