@@ -481,7 +481,10 @@ def prepare_tournament(rules: Rules, entrants: Sequence[str | Agent], deals: int
     agents: list[Agent] = []
     for e in entrants:
         if isinstance(e, Agent):
-            if e.rules != rules:
+            # (an agent of the same rules with another session length plays the same: hands_per_session)
+            same = e.rules == rules or (hands_per_session is not None
+                                        and e.rules.replace(hands_per_session=hands_per_session) == rules)
+            if not same:
                 raise ValueError(f"agent {e.name} was built for other rules than the tournament's")
             agents.append(e)
             continue

@@ -429,3 +429,23 @@ def test_the_run_options_need_runs() -> None:
     for opt, v in (("run_beat", "clear_above"), ("run_joker_ends", True), ("run_revolution", 5)):
         with pytest.raises(RulesError, match=f"{opt}.*needs runs"):
             Rules(**base, **{opt: v})
+
+
+# =========================================================================== measuring agents under uecda
+def test_a_matchup_plays_sessions_of_three_hands_where_the_rules_play_more() -> None:
+    """uecda's sessions are the competition's 1,000 hands: a matchup (training/evaluate.py) cuts them to 3 and
+    still takes an agent object built for the preset's own rules."""
+    from agents.arena import run_tournament
+    from agents.registry import make_agent
+    from training.evaluate import MAX_MATCH_HANDS, match_hands, matchup
+
+    r = preset("uecda")
+    assert match_hands(r) == MAX_MATCH_HANDS == 3
+    assert match_hands(preset("president")) is None and match_hands(U()) is None
+    result = run_tournament(r, [make_agent("greedy", r)] + ["random"] * 4, 2, hands_per_session=3, rating=False)
+    assert result.sessions == 10 and result.hands == 30
+    m = matchup(r, make_agent("greedy", r), "random", 2)
+    assert m.deals == 2 and m.learner_points > m.opponent_points - 5
+    with pytest.raises(ValueError, match="built for other rules"):
+        run_tournament(r, [make_agent("greedy", r.replace(pass_limit=10))] + ["random"] * 4, 1,
+                       hands_per_session=3, rating=False)
