@@ -18,6 +18,7 @@ was wrong ("connection closed after 212 of 480 bytes of the hand table").
 from __future__ import annotations
 
 import asyncio
+import errno
 import socket
 
 import numpy as np
@@ -289,5 +290,11 @@ def _os_words(e: OSError) -> str:
         return f"unknown host ({e.strerror or e})"
     if isinstance(e, TimeoutError):
         return "timed out"
+    if e.errno == errno.EADDRINUSE:
+        return "address already in use"
+    if e.errno == errno.EADDRNOTAVAIL:
+        return "address not available on this machine"
+    if e.errno == errno.EACCES:
+        return "permission denied"
     words = e.strerror or str(e) or type(e).__name__
     return words[:1].lower() + words[1:]

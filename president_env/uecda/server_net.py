@@ -61,6 +61,7 @@ from .protocol import (
 )
 
 logger = logging.getLogger("president_env.uecda")
+logger.addHandler(logging.NullHandler())   # the lines reach on_log and log_lines; logging shows them when configured
 
 PLAYERS = 5
 
@@ -436,16 +437,16 @@ class UecdaServer:
                 if seat.peer_closed:
                     raise ClientGone(f"{seat.who}: connection closed after {len(seat.buf)} of {n} bytes of the "
                                      f"{what}")
-                raise ClientGone(f"{seat.who} has gone ({seat.gone}); no {what}")
+                raise ClientGone(f"{seat.who}: no {what}, the client has gone: {seat.gone}")
             now = loop.time()
             silence_deadline = None if silence is None or seat.waiting_since is None else seat.waiting_since + silence
             deadlines = [d for d in (answer_deadline, silence_deadline) if d is not None]
             if deadlines and now >= min(deadlines):
-                came = f"{len(seat.buf)} of {n} bytes of the {what} came"
+                came = f"{len(seat.buf)} of {n} bytes came"
                 if silence_deadline is not None and now >= silence_deadline:
-                    self._drop(seat, f"silent for {now - seat.waiting_since:.3g} s while the match waited ({came}; "
-                                     f"silence limit {silence:g} s)")
-                    raise ClientGone(f"{seat.who} has gone ({seat.gone}); no {what}")
+                    self._drop(seat, f"silent for {now - seat.waiting_since:.3g} s while the match waited for its "
+                                     f"{what} (silence limit {silence:g} s; {came})")
+                    raise ClientGone(f"{seat.who}: {seat.gone}; disconnected, its seat passes from now on")
                 self._log(f"{seat.who}: no {what} within the answer time limit of {limit:g} s ({came}); a pass")
                 raise AnswerTimeout(f"{seat.who}: no {what} within the answer time limit of {limit:g} s ({came}); "
                                     "counted as a pass, the late table will be discarded")
