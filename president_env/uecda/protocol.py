@@ -65,7 +65,9 @@ def as_table(table, what: str = "table") -> np.ndarray:
         bad = np.array([[not isinstance(v, (int, np.integer)) for v in row] for row in a.tolist()], dtype=bool)
     if bad.any():
         r, c = _first(bad)
-        raise UecdaProtocolError(f"{what} row {r} cell {c}: {a[r, c]!r} is not an integer")
+        v = a[r, c]
+        raise UecdaProtocolError(f"{what} row {r} cell {c}: {v.item() if isinstance(v, np.generic) else v!r} is not "
+                                 "an integer")
     if a.dtype.kind == "b":
         return a.astype(np.int64)
     big = np.array([[not _INT32_MIN <= int(v) <= _INT32_MAX for v in row] for row in a.tolist()], dtype=bool)

@@ -276,7 +276,7 @@ class UecdaServer:
             seat.waiting_since = now
         try:
             while seat.owed:
-                await self._read(seat, TABLE_BYTES, "late answer", answer_deadline, limit)
+                await self._read(seat, TABLE_BYTES, what, answer_deadline, limit)
                 seat.owed -= 1
                 self._log(f"{seat.who}: discarded a late answer (it came after the time limit)")
                 if seat.owed == 0:
@@ -536,7 +536,7 @@ class UecdaClient:
             try:
                 player = recv_flag(sock, "player number")
             except UecdaProtocolError as e:
-                if "closed after 0 of" in str(e):
+                if "after 0 of" in str(e):
                     raise UecdaProtocolError(f"{e} (the server refused us: all seats taken, or it did not accept our "
                                              "profile)") from None
                 raise
