@@ -20,6 +20,7 @@ from president_env.uecda.protocol import (
     PROTOCOL_VERSION,
     TABLE_BYTES,
     UecdaProtocolError,
+    client_handshake,
     decode_flag,
     decode_table,
     encode_flag,
@@ -27,6 +28,7 @@ from president_env.uecda.protocol import (
     parse_profile,
     profile_table,
     read_flag,
+    read_profile,
     read_table,
     recv_flag,
     recv_table,
@@ -126,6 +128,26 @@ def test_profile_tables_of_another_protocol_are_refused_by_name():
     t[1, 1] = 300
     with pytest.raises(UecdaProtocolError, match=r"^profile table row 1 cell 1: 300 is not a character code"):
         parse_profile(t)
+
+
+def test_the_handshake_both_sides_over_a_socketpair():
+    async def go():
+        a, b = socket.socketpair()
+        b.settimeout(5)
+        reader, writer = await asyncio.open_connection(sock=a)
+        client = asyncio.create_task(asyncio.to_thread(client_handshake, b, "someone"))
+        assert await read_profile(reader, timeout=5) == "someone"
+        writer.write(encode_flag(3, server=True))
+        await writer.drain()
+        assert await client == 3
+        writer.write(encode_flag(7))                  # a second handshake answered with a number out of range
+        await writer.drain()
+        with pytest.raises(UecdaProtocolError, match=r"^the server answered player number 7, expected 0-4$"):
+            await asyncio.to_thread(client_handshake, b, "again")
+        assert await read_profile(reader, timeout=5) == "again"
+        writer.close()
+        b.close()
+    run(go())
 
 
 # ---------------------------------------------------------------------------------------------

@@ -172,6 +172,35 @@ def parse_profile(table) -> str:
     return "".join(chars)
 
 
+def client_handshake(sock: socket.socket, name: str) -> int:
+    """The client's side of the handshake on a connected blocking socket: sends the profile table, returns the
+    player number the server answers.
+
+    Raises :class:`UecdaProtocolError` ("connection closed after 0 of 4 bytes of the
+    player number (the server refused us: ...)", "the server answered player number
+    7, expected 0-4") and ``ValueError`` for a name :func:`profile_table` refuses."""
+    send_table(sock, profile_table(name), what="profile table")
+    try:
+        player = recv_flag(sock, "player number")
+    except UecdaProtocolError as e:
+        if "after 0 of" in str(e):
+            raise UecdaProtocolError(f"{e} (the server refused us: all seats taken, or it did not accept our "
+                                     "profile)") from None
+        raise
+    if not 0 <= player < 5:
+        raise UecdaProtocolError(f"the server answered player number {player}, expected 0-4")
+    return player
+
+
+async def read_profile(reader: asyncio.StreamReader, timeout: float | None = None) -> str:
+    """The server's side of the handshake: reads the profile table (exactly 480 bytes, within ``timeout``) and
+    returns the name it gives (:func:`parse_profile`); the caller answers the player number with a flag.
+
+    Raises :class:`UecdaProtocolError` as :func:`read_exact` and :func:`parse_profile` do."""
+    data = await read_exact(reader, TABLE_BYTES, "profile table", timeout)
+    return parse_profile(decode_table(data, "profile table"))
+
+
 # ---------------------------------------------------------------------------------------------
 # Exact reads: a blocking socket
 # ---------------------------------------------------------------------------------------------

@@ -49,12 +49,12 @@ from .protocol import (
     TABLE_BYTES,
     UecdaProtocolError,
     _os_words,
+    client_handshake,
     decode_table,
     encode_flag,
     encode_table,
-    parse_profile,
     profile_table,
-    read_exact,
+    read_profile,
     recv_flag,
     recv_table,
     send_table,
@@ -352,8 +352,7 @@ class UecdaServer:
             return False
         self._handshaking += 1
         try:
-            data = await read_exact(reader, TABLE_BYTES, "profile table", self.limits.handshake_timeout)
-            name = parse_profile(decode_table(data, "profile table"))
+            name = await read_profile(reader, self.limits.handshake_timeout)
         except UecdaProtocolError as e:
             hint = ""
             if str(e).startswith("timed out") and "(0 of" in str(e):
@@ -515,12 +514,15 @@ class UecdaClient:
         self._sock: socket.socket | None = None
 
     def connect(self) -> int:
-        """Connects, sends the profile table and returns the player number the server answers.
+        """Connects, sends the profile table and returns the player number the server answers (once: a second call
+        returns the same number).
 
         Raises :class:`UecdaProtocolError`: "could not connect to 127.0.0.1:42485:
         connection refused", "connection closed after 0 of 4 bytes of the player
         number (the server refused us: ...)", "the server answered player number 7,
         expected 0-4"."""
+        if self._sock is not None and self.player is not None:
+            return self.player
         where = f"{self.host}:{self.port}"
         try:
             sock = socket.create_connection((self.host, self.port), timeout=self.connect_timeout)
@@ -532,16 +534,7 @@ class UecdaClient:
         self._sock = sock
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            send_table(sock, profile_table(self.name), what="profile table")
-            try:
-                player = recv_flag(sock, "player number")
-            except UecdaProtocolError as e:
-                if "after 0 of" in str(e):
-                    raise UecdaProtocolError(f"{e} (the server refused us: all seats taken, or it did not accept our "
-                                             "profile)") from None
-                raise
-            if not 0 <= player < PLAYERS:
-                raise UecdaProtocolError(f"the server answered player number {player}, expected 0-4")
+            player = client_handshake(sock, self.name)
         except BaseException:
             self.close()
             raise
