@@ -599,6 +599,24 @@ def test_remote_seats_leaving_before_the_match_and_waiting_in_vain():
     run(go())
 
 
+def test_closing_the_server_ends_a_receive_still_waiting():
+    async def go():
+        server = UecdaServer(port=0, players=[0])
+        await server.start()
+        c = await asyncio.to_thread(_client, server.port, "waits")
+        await server.wait_for_players(timeout=5)
+        pending = asyncio.create_task(server.receive_table(0))
+        await asyncio.sleep(0.05)
+        await server.close()
+        with pytest.raises(ClientGone, match=r"^player 0 \(waits\): no play table, the client has gone: the server "
+                                             r"closed the match$"):
+            await asyncio.wait_for(pending, 2)
+        with pytest.raises(UecdaProtocolError, match=r"^connection closed after 0 of 480 bytes of the table$"):
+            await asyncio.to_thread(c.receive_table)
+        c.close()
+    run(go())
+
+
 def test_a_port_in_use_is_one_clear_line():
     async def go():
         async with UecdaServer(port=0) as first:

@@ -181,7 +181,8 @@ class UecdaServer:
         return self._port
 
     async def close(self) -> None:
-        """Stops listening and closes every connection (idempotent)."""
+        """Stops listening and closes every connection (idempotent); a receive still waiting raises
+        :class:`ClientGone`."""
         if self._closing:
             return
         self._closing = True
@@ -192,6 +193,9 @@ class UecdaServer:
         for seat in self._seats.values():
             if seat.pump is not None:
                 seat.pump.cancel()
+            if seat.gone is None:
+                seat.gone = "the server closed the match"
+            seat.event.set()              # a receive still waiting ends now, with ClientGone
         await asyncio.gather(*(self._close_writer(s.writer) for s in self._seats.values()), return_exceptions=True)
         await asyncio.gather(*self._tasks, *(s.pump for s in self._seats.values() if s.pump),
                              return_exceptions=True)
