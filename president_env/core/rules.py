@@ -704,7 +704,7 @@ PRESET_TABLE["rich_man_poor_man"] = ("seed 000 first section (Rich Man, Poor Man
     "combinations": "poker", "suit_order": ("C", "S", "H", "D"), "wild_ranks": {"2"}})
 PRESET_TABLE["deck_and_a_half"] = ("seed 004 (5-6 players, a deck and a half)", {
     "decks": 1.5, "players": 5, "extra_cards_to": "top_ranks"})
-PRESET_TABLE["uecda"] = ("UECda reference server (../shared/spec/uecda.md section 2)", {
+PRESET_TABLE["uecda"] = ("UECda reference server (docs/uecda.md)", {
     "players": 5, "jokers": 1, "joker_mode": "wild", "wild_ranks": {"JK"}, "extra_cards_to": "top_ranks",
     "pass_rule": "locks_out", "four_of_a_kind": "revolution", "eight_cut": True, "runs": 3, "reseat": False,
     "scoring": (5, 4, 3, 2, 1), "target_points": None, "hands_per_session": 1000, "lead_card": "3D",
