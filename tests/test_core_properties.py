@@ -11,11 +11,21 @@ from president_env.core.cards import WILD
 from president_env.core.rules import PRESETS, Rules
 from president_env.core.state import field_names
 
-CASES = [(name, p) for name in PRESETS for p in player_counts(name)]
+# Rules no preset plays, played like the presets: name -> (the preset, the options changed). An option no preset
+# uses gets a case here (docs/adding_a_variant.md), so that the random games below exercise it.
+OPTION_CASES = {
+    "uecda+optional": ("uecda", {"eleven_back": True, "six_reverse": True, "five_skip": True}),
+    "locks_out+uec": ("locks_out", {"lead_may_pass": True, "trick_end": "all_passed", "pass_limit": 12,
+                                    "eleven_back": True, "six_reverse": True, "five_skip": True, "lead_card": "5H",
+                                    "reseat": False, "random_seats_every": 1, "rank_reset_every": 2}),
+}
+CASES = [(name, p) for name in PRESETS for p in player_counts(name)] + \
+    [(name, p) for name, (base, _) in OPTION_CASES.items() for p in player_counts(base)]
 
 
 def _rules(name: str, players: int, hands: int = 3) -> Rules:
-    return preset(name, players=players, hands_per_session=hands)
+    base, options = OPTION_CASES.get(name, (name, {}))
+    return preset(base, players=players, hands_per_session=hands, **options)
 
 
 def _random_legal(legal: np.ndarray, rng: np.random.Generator) -> np.ndarray:
