@@ -200,7 +200,7 @@ def lockstep(rules: Rules, batch: int, seed: int, steps: int, start_ranks=None) 
 
 
 PLAYER_COUNTS = {"double_deck": (8, 12, 5), "huberes": (6, 4, 8), "merchants": (6, 7, 8),
-                 "rich_man_poor_man": (4, 3, 7)}
+                 "rich_man_poor_man": (4, 3, 7), "uecda": (5, 6, 8)}   # uecda scores five places
 
 
 @pytest.mark.parametrize("name", PRESETS)
