@@ -24,7 +24,7 @@ from president_env.core.cards import tables as card_tables
 from president_env.core.engine import current_player, init, refresh_legal, step_inplace
 from president_env.core.observation import observe
 from president_env.core.rules import Rules
-from president_env.core.state import EXCHANGE, PLAY, State
+from president_env.core.state import EXCHANGE, OVER, PLAY, State
 
 from .moves import action_of_play, action_table_of
 from .protocol import UecdaProtocolError
@@ -65,6 +65,7 @@ class TableMirror:
         self.st: State | None = None
         self.info: TableInfo | None = None
         self.hand_before: list[str] = []
+        self.hand_no = 0
 
     # ------------------------------------------------------------------ helpers
     @property
@@ -172,6 +173,7 @@ class TableMirror:
                               f"says {sorted(hand)}")
         self.info = info
         self.hand_before = hand
+        self.hand_no = int(self.st.hand_no[0])
         return info
 
     # ------------------------------------------------------------------ the exchange
@@ -352,9 +354,12 @@ def play_match(client, rules: Rules, act: Act, me: int, seed: int = 0,
                 break
             if flag != 0:
                 raise UecdaProtocolError(f"game flag: {flag} is not 0, 1 or 2")
-        rest = [p for p in range(PLAYERS) if p not in out_order]
-        order = out_order + rest
-        if len(rest) <= 1:
+        st = mirror.state
+        if int(st.hand_no[0]) != mirror.hand_no or st.phase[0] == OVER:    # the mirror's hand ended too
+            order = [int(p) for p in np.argsort(st.last_finish[0], kind="stable")]
+        else:
+            order = out_order + [p for p in range(PLAYERS) if p not in out_order]
+        if len(set(order)) == PLAYERS:
             for place, p in enumerate(order):
                 stats.points[p] += scoring[place] if place < len(scoring) else 0
         stats.places.append(order)
