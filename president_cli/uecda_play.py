@@ -45,6 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--timeout", type=float, default=None,
                    help="seconds to wait for any message (default: as long as the server waits)")
     p.add_argument("--games", type=int, default=None, help="leave after this many games (default: the whole match)")
+    p.add_argument("--verbose", action="store_true", help="print every turn (who played what)")
     p.set_defaults(func=cmd_uecda_client)
     register_server(subparsers)
 
@@ -70,7 +71,7 @@ def cmd_uecda_client(args: argparse.Namespace) -> int:
     try:
         me = client.connect()
         print(f"connected to {args.host}:{args.port} as player {me} ({args.name}, agent {args.agent})", flush=True)
-        stats = play_match(client, rules, act, me, seed=args.seed, max_games=args.games,
+        stats = play_match(client, rules, act, me, seed=args.seed, max_games=args.games, verbose=args.verbose,
                            log=lambda line: print(line, flush=True))
     except UecdaProtocolError as e:
         print(f"president uecda-client: error: {e}", file=sys.stderr)

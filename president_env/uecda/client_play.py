@@ -305,9 +305,10 @@ class MatchStats:
 
 
 def play_match(client, rules: Rules, act: Act, me: int, seed: int = 0,
-               log: Callable[[str], None] = print, max_games: int | None = None) -> MatchStats:
+               log: Callable[[str], None] = print, max_games: int | None = None, verbose: bool = False) -> MatchStats:
     """Play on ``client`` (a connected :class:`.server_net.UecdaClient`, player number ``me``) until the server
-    says the last game is over (flag 2) or ``max_games`` games; our moves from ``act(obs, mask)``."""
+    says the last game is over (flag 2) or ``max_games`` games; our moves from ``act(obs, mask)``; ``verbose``
+    logs every turn."""
     stats = MatchStats()
     scoring = list(rules.scoring) if rules.scoring else [5, 4, 3, 2, 1]
     game = 0
@@ -346,6 +347,9 @@ def play_match(client, rules: Rules, act: Act, me: int, seed: int = 0,
             actor, a = mirror.on_top(tt, hinfo)
             if a > 0:
                 top = parse_play(tt, "top table")
+            if verbose:
+                log(f"  game {game + 1}: player {actor} " + (top.words() if a > 0 and top is not None else "pass")
+                    + f" -> {describe_action(rules, a) if a >= 0 else '?'}")
             for p, n in enumerate(read_info(tt, "top table").counts):
                 if n == 0 and p not in out_order:
                     out_order.append(p)
