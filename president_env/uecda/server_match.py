@@ -183,8 +183,12 @@ async def run_match(rules: Rules, local: dict[int, Act], names: list[str], games
                 if a is None or not st.legal[0, a]:
                     if a != 0:
                         result.rejected[mover] += 1
-                        log(f"game {g}: player {mover} ({names[mover]}) submitted {words}, illegal by our rules: "
-                            "a pass")
+                        hand = [names_of[c] for c in np.flatnonzero(st.hands[0, sp.index(mover)])]
+                        why = ("no play of our action table" if a is None else
+                               f"refused by our rules on top {top_play.words() if top_play else 'nothing'}"
+                               f"{' (locked)' if info[0, 7] else ''}")
+                        log(f"game {g}: player {mover} ({names[mover]}) submitted {words}: {why}; its hand "
+                            f"{' '.join(hand)}; a pass, answered 8")
                     a, flag = 0, 8
                 else:
                     flag = 9 if a != 0 or info[0, 4] else 8
@@ -210,6 +214,8 @@ async def run_match(rules: Rules, local: dict[int, Act], names: list[str], games
                 t[5:7] = after
                 await broadcast(t, "top table")
                 await broadcast_flag((2 if g == games - 1 else 1) if ended else 0, "game flag")
+            if not ended and rec.state.top_rank[0] < 0:
+                top_rows[:] = 0      # the trick is over: the reference server clears its stage after sending it
             if ended:
                 for r in out:
                     result.records.append(r)
