@@ -117,9 +117,11 @@ def test_our_client_in_one_seat_of_our_server_with_local_agents():
 
 
 def test_an_illegal_submission_is_a_pass_answered_8():
-    """A client that always plays a card it does not hold: every such play is rejected (8) and counted."""
+    """A client that always plays a card it does not hold: every such play is rejected (8) and counted; a pass on
+    an empty table shows an all-zero top table (the last trick's play is not shown again)."""
     answers: list[int] = []
     errors: list[str] = []
+    stale: list[int] = []
 
     def cheat(port: int) -> None:
         try:
@@ -135,7 +137,10 @@ def test_an_illegal_submission_is_a_pass_answered_8():
                         hand = T.hand_from_table(t)
                         c.send_table(T.set_table([next(x for x in ("3S", "3H", "3D") if x not in hand)]))
                         answers.append(c.receive_flag())
-                    c.receive_table("top")
+                    top = c.receive_table("top")
+                    actor = T.read_info(top).to_move
+                    if info.empty_table and T.read_info(top).counts[actor] == info.counts[actor]:
+                        stale.append(int(top[:5].any()))   # a pass on an empty table: the top is all zero
                     if c.receive_flag() == 2:
                         return
         except BaseException as e:   # noqa: BLE001
@@ -156,6 +161,7 @@ def test_an_illegal_submission_is_a_pass_answered_8():
     result = asyncio.run(asyncio.wait_for(go(), WAIT))
     assert not errors
     assert answers and set(answers) == {8} and result.rejected[4] == len(answers)
+    assert stale and not any(stale)     # as the reference server: the stage is cleared when a trick ends
     assert result.rejected[:4] == [0] * 4
     for r in result.records:
         replay(r)
