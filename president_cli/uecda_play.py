@@ -32,6 +32,7 @@ DEFAULT_PORT = 42485
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``uecda-client`` and ``uecda-server``."""
     p = subparsers.add_parser(
         "uecda-client", help="play an agent in a UECda match as a client of a UECda server (protocol 20070)",
         description="Connect to a UECda server, play the agent under the preset uecda until the server ends the "
@@ -89,6 +90,7 @@ def cmd_uecda_client(args: argparse.Namespace) -> int:
 
 
 def register_server(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``uecda-server``."""
     p = subparsers.add_parser(
         "uecda-server", help="host a UECda match: local agents and remote UECda clients (protocol 20070)",
         description="Play a match as the UECda reference server runs it (deal, exchange, seats redrawn every 3 "
@@ -174,7 +176,7 @@ def _actor(agent, rng: np.random.Generator):
     return act
 
 
-def points_table(result) -> str:
+def points_table(result: MatchResultT) -> str:
     """The match's points table: player, name, points, points a game, places, plays rejected."""
     n = max(result.games, 1)
     lines = [f"{result.games} games", f"{'player':>6}  {'name':<28} {'points':>7} {'a game':>7}  "

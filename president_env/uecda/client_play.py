@@ -70,11 +70,13 @@ class TableMirror:
     # ------------------------------------------------------------------ helpers
     @property
     def state(self) -> State:
+        """The game's State (raises :class:`MirrorError` before the deal table)."""
         if self.st is None:
             raise MirrorError("no deal table yet: the game has not started")
         return self.st
 
     def seat(self, player: int) -> int:
+        """The seat of ``player``."""
         return list(self.state.seat_player[0]).index(player)
 
     def held(self, player: int) -> list[str]:
@@ -82,6 +84,7 @@ class TableMirror:
         return sorted(self.names[c] for c in np.flatnonzero(self.state.hands[0, self.seat(player)]))
 
     def to_move(self) -> int:
+        """The player our engine has to move."""
         return int(current_player(self.state)[0])
 
     def _swap(self, s: int, c: int, h: int, d: int) -> None:
@@ -315,6 +318,14 @@ def play_match(client, rules: Rules, act: Act, me: int, seed: int = 0,
     while True:
         mirror = TableMirror(rules, me, seed=seed + game)
         info = mirror.on_deal(client.receive_table("deal table"))
+        if stats.places and info.ranked:        # the classes are the last game's places: the server's word
+            told = sorted(range(PLAYERS), key=lambda q: info.classes[q])
+            if told != stats.places[-1]:
+                for place, p in enumerate(stats.places[-1]):
+                    stats.points[p] -= scoring[place] if place < len(scoring) else 0
+                for place, p in enumerate(told):
+                    stats.points[p] += scoring[place] if place < len(scoring) else 0
+                stats.places[-1] = told
         if info.exchange > 0:
             cards = mirror.give_back(act)
             client.send_table(cards_table(cards), "exchange table")
@@ -363,7 +374,7 @@ def play_match(client, rules: Rules, act: Act, me: int, seed: int = 0,
             order = [int(p) for p in np.argsort(st.last_finish[0], kind="stable")]
         else:
             order = out_order + [p for p in range(PLAYERS) if p not in out_order]
-        if len(set(order)) == PLAYERS:
+        if len(set(order)) == PLAYERS:      # (after a hand ended by pass_limit the next deal's classes correct it)
             for place, p in enumerate(order):
                 stats.points[p] += scoring[place] if place < len(scoring) else 0
         stats.places.append(order)

@@ -29,6 +29,7 @@ from president_env.core.uecda_import import _single_id
 
 from .moves import action_of_play, action_table_of
 from .protocol import UecdaProtocolError
+from .server_net import UecdaServer
 from .tables import PLAYERS, Play, cards_table, hand_from_table, parse_play
 
 __all__ = ["MatchResult", "run_match"]
@@ -55,6 +56,7 @@ class MatchResult:
 
     @property
     def games(self) -> int:
+        """Games played."""
         return len(self.records)
 
 
@@ -76,7 +78,8 @@ def _info_rows(st: State, mover: int, deal: bool = False) -> np.ndarray:
 
 
 async def run_match(rules: Rules, local: dict[int, Act], names: list[str], games: int, *,  # noqa: C901 - one loop
-                    server=None, seed: int = 0, log: Callable[[str], None] = print) -> MatchResult:
+                    server: UecdaServer | None = None, seed: int = 0,
+                    log: Callable[[str], None] = print) -> MatchResult:
     """Play ``games`` games; players in ``local`` act through their function, the others are ``server``'s remote
     clients (a started :class:`.server_net.UecdaServer` whose players have connected)."""
     if not 1 <= games <= rules.hands_per_session:
