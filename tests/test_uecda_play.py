@@ -184,3 +184,17 @@ def test_a_closed_port_is_a_one_line_error(capsys):
 def test_the_server_refuses_a_wrong_seat_count():
     with pytest.raises(SystemExit):
         main(["uecda-server", "--seats", "random,random", "--games", "1"])
+
+
+def test_the_server_command_with_local_seats_writes_verifying_records(tmp_path, capsys):
+    out = tmp_path / "match.jsonl"
+    assert main(["uecda-server", "--seats", "heuristic,greedy,random,heuristic,greedy", "--games", "3",
+                 "--records", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "3 games" in text and "rejected" in text
+    from president_env.core.records import read_records
+    records = read_records(out)
+    assert len(records) == 3
+    for r in records:
+        replay(r)
+    assert [r["hand"] for r in records] == [0, 1, 2]
