@@ -198,3 +198,31 @@ def test_the_server_command_with_local_seats_writes_verifying_records(tmp_path, 
     for r in records:
         replay(r)
     assert [r["hand"] for r in records] == [0, 1, 2]
+
+
+def test_a_client_that_leaves_mid_game_passes_to_the_end():
+    """A client that reads its deal table and hangs up: its seat passes, the match ends, the records replay."""
+    local = {p: actor("greedy", p) for p in range(1, 5)}
+    logs: list[str] = []
+
+    def leaver(port: int) -> None:
+        with UecdaClient("127.0.0.1", port, name="leaver", timeout=60, connect_timeout=30) as c:
+            c.connect()
+            c.receive_table("deal table")
+
+    async def go():
+        async with UecdaServer("127.0.0.1", 0, players=[0], on_log=logs.append) as server:
+            th = threading.Thread(target=leaver, args=(server.port,), daemon=True)
+            th.start()
+            await server.wait_for_players(timeout=60)
+            res = await run_match(RULES, local, ["leaver"] + ["greedy"] * 4, 2, server=server, seed=5,
+                                  log=logs.append)
+            await asyncio.get_running_loop().run_in_executor(None, th.join, 60)
+            return res
+
+    result = asyncio.run(asyncio.wait_for(go(), WAIT))
+    assert result.games == 2
+    assert any("closed the connection" in line for line in logs)
+    for r in result.records:
+        replay(r)
+        assert r["decisions"]
