@@ -17,7 +17,7 @@ for _name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
 from agents.base import PolicyError  # noqa: E402
-from president_cli import argtypes, core_commands, evaluate, exploitability, play, serve, train, uecda, zoo  # noqa: E402,E501
+from president_cli import argtypes, core_commands, evaluate, exploitability, play, serve, train, uecda, uecda_play, zoo  # noqa: E402,E501
 
 # One line per module that adds subcommands (variants, simulate, replay; later evaluate, train, play).
 COMMAND_MODULES = [
@@ -29,6 +29,7 @@ COMMAND_MODULES = [
     zoo,
     serve,
     uecda,
+    uecda_play,
 ]
 
 
