@@ -48,10 +48,18 @@ def test_the_baselines_table_is_docs_baselines_and_covers_every_preset():
     assert set(PRESETS) <= {cells[0] for cells in mod.baselines_rows(BASELINES)}
 
 
+# presets whose first agent has not reached the zoo's bar yet (docs/zoo.md says what was tried)
+NO_ZOO_AGENT_YET = {"uecda"}
+
+
 def test_the_zoo_table_is_what_president_zoo_prints():
     rows = zoo_entries()
     assert markdown_table(rows) in README, "README.md: paste the table of `president zoo --markdown`"
-    assert sorted({r["preset"] for r in rows}) == sorted(PRESETS)
+    # every preset has an agent, but those docs/zoo.md names as not yet trained to the zoo's bar
+    assert sorted({r["preset"] for r in rows} | NO_ZOO_AGENT_YET) == sorted(PRESETS)
+    assert not NO_ZOO_AGENT_YET & {r["preset"] for r in rows}
+    zoo_md = (Path(__file__).parent.parent / "docs" / "zoo.md").read_text()
+    assert all(f"`zoo:{name}` is not in the zoo yet" in zoo_md for name in NO_ZOO_AGENT_YET)
 
 
 def test_the_commands_table_is_the_parsers():
