@@ -216,15 +216,25 @@ def recv_exact(sock: socket.socket, n: int, what: str) -> bytes:
         try:
             chunk = sock.recv(n - len(buf))
         except TimeoutError:
-            raise UecdaProtocolError(f"timed out after {_secs(sock.gettimeout())} waiting for the {what} "
-                                     f"({len(buf)} of {n} bytes came)") from None
+            raise _timed_out(sock.gettimeout(), what, len(buf), n) from None
         except OSError as e:
-            raise UecdaProtocolError(f"connection lost after {len(buf)} of {n} bytes of the {what}: "
-                                     f"{_os_words(e)}") from None
+            raise _lost(e, what, len(buf), n) from None
         if not chunk:
-            raise UecdaProtocolError(f"connection closed after {len(buf)} of {n} bytes of the {what}")
+            raise _closed(what, len(buf), n)
         buf += chunk
     return bytes(buf)
+
+
+def _timed_out(seconds: float | None, what: str, got: int, n: int) -> UecdaProtocolError:
+    return UecdaProtocolError(f"timed out after {_secs(seconds)} waiting for the {what} ({got} of {n} bytes came)")
+
+
+def _lost(e: OSError, what: str, got: int, n: int) -> UecdaProtocolError:
+    return UecdaProtocolError(f"connection lost after {got} of {n} bytes of the {what}: {_os_words(e)}")
+
+
+def _closed(what: str, got: int, n: int) -> UecdaProtocolError:
+    return UecdaProtocolError(f"connection closed after {got} of {n} bytes of the {what}")
 
 
 def recv_table(sock: socket.socket, what: str = "table") -> np.ndarray:
@@ -273,18 +283,15 @@ async def read_exact(reader: asyncio.StreamReader, n: int, what: str, timeout: f
     while len(buf) < n:
         remaining = None if deadline is None else deadline - loop.time()
         if remaining is not None and remaining <= 0:
-            raise UecdaProtocolError(f"timed out after {_secs(timeout)} waiting for the {what} "
-                                     f"({len(buf)} of {n} bytes came)")
+            raise _timed_out(timeout, what, len(buf), n)
         try:
             chunk = await asyncio.wait_for(reader.read(n - len(buf)), remaining)
         except (asyncio.TimeoutError, TimeoutError):
-            raise UecdaProtocolError(f"timed out after {_secs(timeout)} waiting for the {what} "
-                                     f"({len(buf)} of {n} bytes came)") from None
+            raise _timed_out(timeout, what, len(buf), n) from None
         except OSError as e:
-            raise UecdaProtocolError(f"connection lost after {len(buf)} of {n} bytes of the {what}: "
-                                     f"{_os_words(e)}") from None
+            raise _lost(e, what, len(buf), n) from None
         if not chunk:
-            raise UecdaProtocolError(f"connection closed after {len(buf)} of {n} bytes of the {what}")
+            raise _closed(what, len(buf), n)
         buf += chunk
     return bytes(buf)
 
