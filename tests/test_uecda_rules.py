@@ -444,8 +444,8 @@ def test_a_matchup_plays_sessions_of_three_hands_where_the_rules_play_more() -> 
     assert match_hands(preset("president")) is None and match_hands(U()) is None
     result = run_tournament(r, [make_agent("greedy", r)] + ["random"] * 4, 2, hands_per_session=3, rating=False)
     assert result.sessions == 10 and result.hands == 30
-    m = matchup(r, make_agent("greedy", r), "random", 2)
-    assert m.deals == 2 and m.learner_points > m.opponent_points - 5
+    m = matchup(r, make_agent("greedy", r), "random", 4)
+    assert m.deals == 4 and m.learner_points > m.opponent_points + 1    # baselines: +4.35 against +2.06
     with pytest.raises(ValueError, match="built for other rules"):
         run_tournament(r, [make_agent("greedy", r.replace(pass_limit=10))] + ["random"] * 4, 1,
                        hands_per_session=3, rating=False)

@@ -17,6 +17,7 @@ one the server drew (the server's random draw cannot be repeated; ours can, from
 from __future__ import annotations
 
 import zlib
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,7 @@ def uecda_rules() -> Rules:
     return preset("uecda")
 
 
+@lru_cache(maxsize=8)
 def _lookup(rules: Rules) -> dict[tuple, int]:
     """(shape, natural cards sorted, the card the joker stands for) -> action id, for every play."""
     at = action_table(rules)
@@ -65,18 +67,15 @@ def move_action(rules: Rules, move: UecdaMove) -> int:
     """The action id of a recorded move (0 for a pass); raises KeyError for a move our table lacks."""
     if move.is_pass:
         return 0
-    table = _LOOKUP.get(rules)
-    if table is None:
-        table = _LOOKUP[rules] = _lookup(rules)
+    table = _lookup(rules)
     ja = move.joker_as
     if move.shape == "run" and ja and ja[0] in "-+":
         ja = ja[0] + ja[-1]
     return table[(move.shape, tuple(sorted(move.cards)), move.joker, ja)]
 
 
-_LOOKUP: dict[Rules, dict[tuple, int]] = {}
 
-
+@lru_cache(maxsize=64)
 def _single_id(rules: Rules, card: str) -> int:
     """The id that gives one card back in the exchange (a single; the joker: the single wild card)."""
     at = action_table(rules)

@@ -74,6 +74,7 @@ from .fields import (
     OB_TOP_RUN,
     OB_TOP_RUN_LOW,
     OB_TOP_SIZE,
+    OB_TOP_SUITS,
     OB_TOP_WILD,
     OB_TRADE_PICK,
     OB_TRADING,
@@ -274,11 +275,11 @@ def observe_game(G, T, player, out):  # noqa: C901 - one piece after another
         for c in range(C):
             v[c] = c8[PICKED, c]
     # lock, top_suits (suit_lock): the locked suits, the suits of the play on top (four bits, suit_order)
-    o = obs[0, OB_LOCK]
+    o, o2 = obs[0, OB_LOCK], obs[0, OB_TOP_SUITS]
     if o >= 0:
         for x in range(4):
             out[o + x] = (s8[LOCK] >> x) & 1
-            out[o + 4 + x] = (s8[TOP_SUITS] >> x) & 1
+            out[o2 + x] = (s8[TOP_SUITS] >> x) & 1
     # top_run_low (run_joker_ends, clear_above): the run on top's lowest place in rank_order + 1 (0: below it)
     o = obs[0, OB_TOP_RUN_LOW]
     if o >= 0 and s8[TOP_RUN] > 0:
