@@ -351,3 +351,18 @@ def test_mutated_bytes_give_only_record_errors():
             refused += 1
             assert str(e).startswith(f"m.dat line {e.line}: ") and 1 <= e.line <= 12
     assert refused > 300
+
+
+def test_a_hostile_file_is_refused_before_it_fills_memory(tmp_path, monkeypatch):
+    """Limits (uecda_record.MAX_RECORD_BYTES, MAX_MOVES_PER_GAME): named, never parsed into memory."""
+    import president_env.core.uecda_record as U
+
+    many = tmp_path / "many.dat"
+    many.write_text("player a b c d e\n/*\nplay " + "p " * (U.MAX_MOVES_PER_GAME + 1) + "\n")
+    with pytest.raises(UecdaRecordError, match=r"many\.dat line 3: play: 2,001 moves, more than a game can take"):
+        read_uecda_record(many)
+    monkeypatch.setattr(U, "MAX_RECORD_BYTES", 1000)
+    big = tmp_path / "big.dat"
+    big.write_bytes(b"x" * 1001)
+    with pytest.raises(UecdaRecordError, match=r"big\.dat line 1: file: more than 1,000 bytes"):
+        read_uecda_record(big)

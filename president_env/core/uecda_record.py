@@ -39,11 +39,16 @@ from collections import Counter
 from dataclasses import dataclass
 
 __all__ = [
-    "DECK", "JOKER", "N_PLAYERS", "UecdaGame", "UecdaMove", "UecdaRecord", "UecdaRecordError",
+    "DECK", "JOKER", "MAX_MOVES_PER_GAME", "MAX_RECORD_BYTES", "N_PLAYERS", "UecdaGame", "UecdaMove",
+    "UecdaRecord", "UecdaRecordError",
     "parse_card", "parse_move", "parse_uecda_record", "read_uecda_record",
 ]
 
 N_PLAYERS = 5
+#: limits on what a record may hold (a hostile file is refused, not parsed into memory): bytes of a file, and
+#: moves of a game (53 cards played one at a time with the 19 passes the pass limit allows between plays, and more)
+MAX_RECORD_BYTES = 32 * 1024 * 1024
+MAX_MOVES_PER_GAME = 2_000
 JOKER = "JK"
 SUITS = ("C", "D", "H", "S")                       # the project's suit order, weakest first
 RANKS = ("3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A", "2")
@@ -374,6 +379,9 @@ def _full_deck(hands: tuple[tuple[str, ...], ...]) -> None:
 
 
 def _plays(tokens: list[str]) -> tuple[UecdaMove, ...]:
+    if len(tokens) > MAX_MOVES_PER_GAME:
+        raise _Bad(f"{len(tokens):,} moves, more than a game can take ({MAX_MOVES_PER_GAME:,}: 53 cards, at most "
+                   "20 passes in a row between plays)")
     out = []
     for k, t in enumerate(tokens):
         try:
@@ -500,7 +508,11 @@ def _game(f: dict, number: int, line: int, end_line: int) -> UecdaGame:
 
 
 def read_uecda_record(path: str | os.PathLike[str]) -> UecdaRecord:
-    """Read and parse the record file at ``path`` (errors name it as given)."""
+    """Read and parse the record file at ``path`` (errors name it as given); a file of more than
+    :data:`MAX_RECORD_BYTES` is refused before it is read."""
     with open(path, "rb") as fh:
-        data = fh.read()
+        data = fh.read(MAX_RECORD_BYTES + 1)
+    if len(data) > MAX_RECORD_BYTES:
+        raise UecdaRecordError(os.fspath(path), 1, "file", f"more than {MAX_RECORD_BYTES:,} bytes (a 1,000-game "
+                               "match is about 1.2 MB); split it into files of fewer games")
     return parse_uecda_record(data, os.fspath(path))
