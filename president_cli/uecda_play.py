@@ -18,7 +18,7 @@ import numpy as np
 from agents.registry import make_agent
 from president_cli.argtypes import UsageError
 from president_cli.core_commands import writable_output
-from president_env.core.files import atomic_writer, mark_complete
+from president_env.core.files import atomic_writer, mark_complete, partial_path
 from president_env.core.records import write_records
 from president_env.core.uecda_import import uecda_rules
 from president_env.uecda.client_play import play_match
@@ -102,7 +102,10 @@ def register_server(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--games", type=int, default=100, help="games to play (1-1000; default 100)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free port)")
-    p.add_argument("--records", type=Path, default=None, help="write our records (JSON lines) of every game here")
+    p.add_argument("--records", type=Path, default=None,
+                   help="write our records (JSON lines) of every game here, a new file unless --force (Ctrl-C keeps "
+                        "the finished games in FILE.partial.jsonl)")
+    p.add_argument("--force", action="store_true", help="write over an existing --records file")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and the local agents' draws")
     p.add_argument("--wait", type=float, default=600.0, help="seconds to wait for the remote clients (default 600)")
     p.add_argument("--answer-time-limit", type=float, default=None,
@@ -128,6 +131,9 @@ def cmd_uecda_server(args: argparse.Namespace) -> int:
         raise UsageError(f"--port {args.port} is not a TCP port (0-65535)")
     if args.records is not None:
         writable_output(args.records, "--records")
+        if args.records.exists() and not args.force:
+            raise UsageError(f"--records {args.records} already exists: give another file, or --force to write "
+                             "over it")
     local = {}
     rng = np.random.default_rng(args.seed)
     for p, spec in enumerate(specs):
@@ -141,9 +147,11 @@ def cmd_uecda_server(args: argparse.Namespace) -> int:
     remote = [p for p in range(5) if p not in local]
     names = list(specs)
 
+    partial = MatchResultT(names=list(names))       # filled game by game: what Ctrl-C keeps
+
     async def main() -> MatchResultT:
         if not remote:
-            return await run_match(rules, local, names, args.games, seed=args.seed, log=_say)
+            return await run_match(rules, local, names, args.games, seed=args.seed, log=_say, result=partial)
         limits = ServerLimits(answer_time_limit=args.answer_time_limit, silence_limit=args.silence_limit)
         async with UecdaServer(args.host, args.port, players=remote, limits=limits,
                                on_log=lambda line: _say(f"server: {line}")) as server:
@@ -151,13 +159,23 @@ def cmd_uecda_server(args: argparse.Namespace) -> int:
             await server.wait_for_players(timeout=args.wait)
             for p, name in server.names.items():
                 names[p] = f"remote:{name}"
-            return await run_match(rules, local, names, args.games, server=server, seed=args.seed, log=_say)
+            return await run_match(rules, local, names, args.games, server=server, seed=args.seed, log=_say,
+                                   result=partial)
 
     try:
         result = asyncio.run(main())
     except UecdaProtocolError as e:
         print(f"president uecda-server: error: {e}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        kept = "no game had finished"
+        if args.records is not None and partial.records:
+            keep = partial_path(args.records)
+            with atomic_writer(keep) as f:
+                write_records(f, partial.records)
+            kept = f"the {len(partial.records)} finished games' records are in {keep}"
+        print(f"interrupted: {kept}; {args.records or 'no records file'} is as it was", file=sys.stderr)
+        return 130
     if args.records is not None:
         with atomic_writer(args.records) as f:
             write_records(f, result.records)

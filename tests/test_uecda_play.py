@@ -226,3 +226,28 @@ def test_a_client_that_leaves_mid_game_passes_to_the_end():
     for r in result.records:
         replay(r)
         assert r["decisions"]
+
+
+def test_the_server_keeps_an_existing_records_file_and_ctrl_c_keeps_finished_games(tmp_path, capsys, monkeypatch):
+    from cli_run import run_cli
+
+    from president_env.core.records import read_records
+
+    out = tmp_path / "match.jsonl"
+    out.write_text("mine\n")
+    seats = ["--seats", "greedy,greedy,random,random,heuristic", "--games", "2", "--records", str(out)]
+    code, err = run_cli(["uecda-server", *seats], capsys)
+    assert code == 2 and "already exists" in err and out.read_text() == "mine\n"
+    real_run = asyncio.run
+
+    def run_then_interrupt(coro):        # the match plays its two games, then Ctrl-C
+        real_run(coro)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(asyncio, "run", run_then_interrupt)
+    code, err = run_cli(["uecda-server", *seats, "--force"], capsys)
+    assert code == 130 and "2 finished games" in err and out.read_text() == "mine\n"
+    kept = read_records(tmp_path / "match.partial.jsonl")
+    assert len(kept) == 2
+    for r in kept:
+        replay(r)

@@ -79,9 +79,10 @@ def _info_rows(st: State, mover: int, deal: bool = False) -> np.ndarray:
 
 async def run_match(rules: Rules, local: dict[int, Act], names: list[str], games: int, *,  # noqa: C901 - one loop
                     server: UecdaServer | None = None, seed: int = 0,
-                    log: Callable[[str], None] = print) -> MatchResult:
+                    log: Callable[[str], None] = print, result: MatchResult | None = None) -> MatchResult:
     """Play ``games`` games; players in ``local`` act through their function, the others are ``server``'s remote
-    clients (a started :class:`.server_net.UecdaServer` whose players have connected)."""
+    clients (a started :class:`.server_net.UecdaServer` whose players have connected). ``result``, when given,
+    is filled as the games end (what an interrupted match had finished stays in it)."""
     if not 1 <= games <= rules.hands_per_session:
         raise ValueError(f"games must be 1..{rules.hands_per_session} (one session of the preset), got {games}")
     remote = [p for p in range(PLAYERS) if p not in local]
@@ -90,7 +91,9 @@ async def run_match(rules: Rules, local: dict[int, Act], names: list[str], games
     key = int(np.random.default_rng(seed).integers(1, 2**62))
     st = init(rules, keys=np.array([key], dtype=np.uint64))
     rec = Recorder(rules, st, agents=names, sessions=[0])
-    result = MatchResult(names=list(names))
+    if result is None:
+        result = MatchResult(names=list(names))
+    result.names = list(names)
     names_of = card_tables(rules).card_names
     sizes = action_table(rules).size
 
