@@ -176,6 +176,27 @@ def test_the_first_leader_holds_the_lowest_card():
     assert w.hands[np.arange(w.batch_size), cur, lowest].all()
 
 
+@pytest.mark.parametrize("start", ["first_hand", "after_exchange"])
+def test_under_lead_card_the_leader_holds_it_and_need_not_play_it(start):
+    # uecda: the holder of the 3 of diamonds leads every hand's first trick with any play. The worlds of
+    # another seat give the leader that card; the leader's own worlds keep its free choice (a world that
+    # kept first_lead's "must play the lowest card" let search choose a play the real game refused)
+    rules = preset("uecda")
+    st = init(rules, batch_size=32, seed=9) if start == "first_hand" else exchanged(rules, seed=9, games=32)
+    assert not st.first_lead.any()
+    ar = np.arange(32)
+    cur = st.current.astype(np.int64)
+    d3 = tables(rules).card_names.index("3D")
+    assert st.hands[ar, cur, d3].all()
+    other = (cur + 1) % rules.players
+    w = resample(rules, st, st.seat_player[ar, other], 8, np.random.default_rng(10))
+    assert w.hands[np.arange(w.batch_size), w.current.astype(np.int64), d3].all()
+    np.testing.assert_array_equal(kinds_total(w), np.repeat(kinds_total(st), 8, axis=0))
+    obs = observe(rules, st, current_player(st))
+    worlds = worlds_from_observation(rules, obs, 2, np.random.default_rng(2))
+    np.testing.assert_array_equal(worlds.legal, np.repeat(st.legal, 2, axis=0))
+
+
 def test_resample_game_matches_the_batched_resample():
     rules = preset("president")
     g = ScalarGame.new(rules, 11, start_ranks="random")

@@ -173,12 +173,14 @@ def test_watch_fits_big_hands(big_hands, browser, size, index, tmp_path):  # noq
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#hand-list tbody tr")) >= 2)
         want = "double_deck" if index == 0 else "president"
         wait.until(lambda d: _click_row(d, want))
+        # the hand has loaded (while it loads the steps are disabled: a click then was lost, and the wait timed out)
+        wait.until(lambda d: d.find_element(By.ID, "step-label").text.startswith("start of the hand"))
         seats = 7 if index == 0 else 3
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#watch-table .seat")) == seats)
         held = [len(s.find_elements(By.CSS_SELECTOR, ".held .card")) for s in
                 browser.find_elements(By.CSS_SELECTOR, "#watch-table .seat")]
         assert max(held) >= (15 if index == 0 else 17), held
-        for _ in range(40):   # past the exchange, into the play (a click during the hand's loading is lost)
+        for _ in range(40):   # past the exchange, into the play
             label = browser.find_element(By.ID, "step-label").text
             if label.startswith("decision 12 "):
                 break

@@ -19,8 +19,9 @@ hidden cards is what its observation holds; from it the deal keeps:
   a kind has been played, the giver may hold any number of that kind up to what it was given);
 * under ``hand_assignment expose`` the card shown face up on a seat's pile stays with that seat
   while it has given nothing in the exchange, less as many of that kind as have been played;
-* the player to make the first lead holds the lowest card; a player asked to claim a quick
-  clear holds the cards of the claim;
+* the player to make the first lead holds the lowest card (under ``lead_card`` the player to lead
+  a hand's first trick holds that card); a player asked to claim a quick clear holds the cards of
+  the claim;
 * cards that left play unseen (``president_must_win``: the fallen President's hand) are hidden
   too: their kinds are dealt again with the rest, their number kept.
 
@@ -64,6 +65,7 @@ class _RC:
     kind_tier: np.ndarray      # (K,) exchange order of the kind (larger = better card)
     lowest_kind: int
     lowest_cards: np.ndarray   # card ids of the lowest card
+    lead_card: int             # lead_card's id (its holder leads every hand's first trick), -1 without
     n_pairs: int               # exchange pairs that apply
     gives: tuple[int, ...]     # forced gifts per pair
     sched: np.ndarray          # (E, 3) decider rank, partner rank, kind (0 give-back, 1 first pick, 2 second)
@@ -84,6 +86,7 @@ def _rc(rules: Rules) -> _RC:
         kind_tier=(t.best_key[first] // 1000).astype(np.int64),
         lowest_kind=int(t.card_kind[t.lowest_card]),
         lowest_cards=np.flatnonzero(k.table("card")[F.C_LOWEST]).astype(np.int64),
+        lead_card=t.card_names.index(rules.lead_card) if rules.lead_card else -1,
         n_pairs=len(give), gives=give, sched=sched,
         merchant=tuple(rules.merchant_pairs) if rules.merchant_trade else (),
     )
@@ -180,6 +183,10 @@ def knowledge(rules: Rules, state: State, player: int | np.ndarray) -> Knowledge
     cur = state.current.astype(np.int64)
     first = state.first_lead & (cur != o) & (state.phase == PLAY)
     forced[first, cur[first], rc.lowest_kind] = np.maximum(forced[first, cur[first], rc.lowest_kind], 1)
+    lead = _leads_with_card(rc, state, o)
+    if lead.any():
+        kind = rc.card_kind[rc.lead_card]
+        forced[lead, cur[lead], kind] = np.maximum(forced[lead, cur[lead], kind], 1)
     if rules.quick_clear:
         cl = np.flatnonzero((state.claim_rank >= 0) & (cur != o) & (state.phase == PLAY))
         if cl.size:
@@ -300,19 +307,38 @@ def _rank_within_kind(rc: _RC, mask: np.ndarray) -> np.ndarray:
     return before - base[:, rc.card_kind]
 
 
+def _leads_with_card(rc: _RC, state: State, o: np.ndarray) -> np.ndarray:
+    """(B,) bool: under ``lead_card``, another seat than the observer is to make a hand's first lead, so it
+    holds the lead card (nothing played yet in the hand, nobody out, nothing on the table)."""
+    B = state.current.shape[0]
+    if rc.lead_card < 0:
+        return np.zeros(B, bool)
+    cur = state.current.astype(np.int64)
+    return ((state.phase == PLAY) & (cur != o) & (state.played.sum(axis=1) == 0) & (state.top_size == 0)
+            & (state.finish < 0).all(axis=1))
+
+
 def _fix_first_lead(rc: _RC, state: State, hands: np.ndarray, o: np.ndarray) -> None:
-    """The player to make the first lead must hold a lowest card: swap one in (same kind, counts unchanged)."""
+    """The player to make the first lead must hold a lowest card (under ``lead_card``: that card): swap one
+    in (same kind, counts unchanged)."""
     cur = state.current.astype(np.int64)
     rows = np.flatnonzero(state.first_lead & (cur != o) & (state.phase == PLAY))
     for b in rows.tolist():
-        s = cur[b]
-        if hands[b, s, rc.lowest_cards].any():
-            continue
-        low = next(int(c) for c in rc.lowest_cards if not hands[b, o[b], c])
-        holder = int(np.argmax(hands[b, :, low]))
-        mine = np.flatnonzero(hands[b, s] & (rc.card_kind == rc.lowest_kind))[0]
-        hands[b, holder, low], hands[b, s, low] = False, True
-        hands[b, s, mine], hands[b, holder, mine] = False, True
+        _swap_in(rc, hands, b, int(cur[b]), [int(c) for c in rc.lowest_cards if not hands[b, o[b], c]])
+    for b in np.flatnonzero(_leads_with_card(rc, state, o)).tolist():
+        _swap_in(rc, hands, b, int(cur[b]), [rc.lead_card])
+
+
+def _swap_in(rc: _RC, hands: np.ndarray, b: int, s: int, cards: list[int]) -> None:
+    """Seat ``s`` of game ``b`` gets the first of ``cards`` (unless it holds one already) from its holder,
+    who takes a card of the same kind from ``s`` in exchange."""
+    if hands[b, s, cards].any():
+        return
+    low = cards[0]
+    holder = int(np.argmax(hands[b, :, low]))
+    mine = np.flatnonzero(hands[b, s] & (rc.card_kind == rc.card_kind[low]))[0]
+    hands[b, holder, low], hands[b, s, low] = False, True
+    hands[b, s, mine], hands[b, holder, mine] = False, True
 
 
 # --------------------------------------------------------------------------- public entry points
@@ -549,7 +575,7 @@ def _state_from_observation(rules: Rules, obs: np.ndarray) -> State:  # noqa: C9
     disc = rest & (seat_of >= P)
     st.discarded[:] = (disc.astype(np.int16) @ rc.kind_onehot).astype(st.discarded.dtype)
     st.first_lead[:] = False
-    if rules.first_lead == "lowest_card":
+    if rules.first_lead == "lowest_card" and rules.lead_card is None:   # lead_card: the lead holds, not plays, it
         st.first_lead[:] = ((phase == PLAY) & ~has_ranks & (played.sum(axis=1) == 0) & ~has_top
                             & (obs[:, sl["my_turn"].start] > 0.5) & (finish < 0).all(axis=1)
                             & hands[:, 0, rc.lowest_cards].any(axis=1))

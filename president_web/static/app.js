@@ -201,12 +201,21 @@ async function openSet(setId, known) {
 async function openHand(index) {
   const viewer = $("viewer").value;
   const url = `/api/records/${encodeURIComponent(watch.setId)}/${index}?viewer=${viewer}`;
-  const data = await api(url);
-  const frames = data.frames;
-  for (let next = data.next; next !== null; ) {   // the server answers a page of frames at a time
-    const page = await api(`${url}&start=${next}`);
-    frames.push(...page.frames);
-    next = page.next;
+  // While the hand loads the steps stay still: a step taken now would be undone when it arrives.
+  $("step-label").textContent = `loading hand ${index}…`;
+  for (const id of ["first", "prev", "next", "last"]) $(id).disabled = true;
+  let data, frames;
+  try {
+    data = await api(url);
+    frames = data.frames;
+    for (let next = data.next; next !== null; ) {   // the server answers a page of frames at a time
+      const page = await api(`${url}&start=${next}`);
+      frames.push(...page.frames);
+      next = page.next;
+    }
+  } catch (e) {
+    drawFrame();                                   // the hand shown before, its steps usable again
+    throw e;
   }
   watch.index = index;
   watch.frames = frames;
