@@ -326,6 +326,7 @@ def play_match(client, rules: Rules, act: Act, me: int, seed: int = 0,
                 for place, p in enumerate(told):
                     stats.points[p] += scoring[place] if place < len(scoring) else 0
                 stats.places[-1] = told
+        mirror.state.points[0, :] = stats.points    # the session's points so far, as the observation shows them
         if info.exchange > 0:
             cards = mirror.give_back(act)
             client.send_table(cards_table(cards), "exchange table")
