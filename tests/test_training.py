@@ -15,7 +15,7 @@ from agents.agent_file import export_sb3_zip, read_agent_file  # noqa: E402
 from agents.arena import run_tournament  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.sb3_policy import ModelError  # noqa: E402
-from president_env.core import init, observe, preset  # noqa: E402
+from president_env.core import init, n_actions, observe, preset  # noqa: E402
 from president_env.core import observation as O  # noqa: E402
 from training.opponent_pool import OpponentPool  # noqa: E402
 from training.train import TrainArgs, train  # noqa: E402
@@ -182,6 +182,23 @@ def test_the_pool_samples_members_per_game_and_keeps_snapshot_slots() -> None:
     np.testing.assert_allclose(pool.probabilities(), [0.25, 0.25, 0.25, 0.25])
     with pytest.raises(ValueError, match="scripted"):
         OpponentPool(rules, {"snapshot": 1.0})
+
+
+def test_demonstrations_keep_the_masks_as_bits() -> None:
+    # uecda's 2,606 actions: a mask a decision is 326 bytes, not 2,606 (1.5 million decisions took 12 GB and the
+    # run was killed for memory); the masks read back as recorded
+    from training.imitation import collect
+
+    rules = preset("uecda", hands_per_session=2)
+    demos = collect(rules, "greedy", 400, gamma=1.0, seed=0, batch_size=8)
+    n, A = len(demos), n_actions(rules)
+    assert demos.packed.shape == (n, -(-A // 8)) and demos.packed.dtype == np.uint8
+    masks = demos.masks
+    assert masks.shape == (n, A) and masks.dtype == bool
+    assert masks[np.arange(n), demos.actions].all()
+    np.testing.assert_array_equal(demos.legal_counts(), masks.sum(axis=1))
+    np.testing.assert_array_equal(demos.mask_rows(np.array([3, 1])), masks[[3, 1]])
+    assert (demos.legal_counts() > 1).any() and (demos.legal_counts() < A).all()
 
 
 def test_imitation_records_legal_teacher_moves_and_the_policy_learns_them() -> None:

@@ -213,7 +213,7 @@ class NetworkAgent(PolicyAgent):
 def imitation_loss(policy: Any, demos: Demonstrations, chunk: int = 8192) -> tuple[float, float]:
     """The mean cross-entropy of the network's masked logits against the recorded moves, and the share of them its
     arg max plays, over the decisions with a choice (a forced move costs nothing and says nothing)."""
-    rows = np.flatnonzero(demos.masks.sum(axis=1) > 1)
+    rows = np.flatnonzero(demos.legal_counts() > 1)
     n = rows.size
     if n == 0:
         return float("nan"), float("nan")
@@ -223,7 +223,7 @@ def imitation_loss(policy: Any, demos: Demonstrations, chunk: int = 8192) -> tup
         for start in range(0, n, chunk):
             i = rows[start:start + chunk]
             obs = torch.as_tensor(demos.obs[i])
-            mask = torch.as_tensor(demos.masks[i])
+            mask = torch.as_tensor(demos.mask_rows(i))
             acts = torch.as_tensor(demos.actions[i])
             latent_pi, _ = policy.mlp_extractor(policy.extract_features(obs))
             logits = policy.action_net(latent_pi).masked_fill(~mask, -1e8)

@@ -12,7 +12,6 @@ masked logits and the critic by regression on the returns.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -24,14 +23,37 @@ from agents.registry import make_agent
 from president_env.core import OVER, Rules, current_player, init, n_actions, observe, step_inplace
 from president_env.core.observation import size as observation_size
 
+_BITS_SET = np.array([bin(v).count("1") for v in range(256)], dtype=np.uint8)
 
-@dataclass
+
 class Demonstrations:
-    obs: np.ndarray        # (N, D) float32
-    masks: np.ndarray      # (N, A) bool
-    actions: np.ndarray    # (N,) int64
-    returns: np.ndarray    # (N,) float32
-    timed_out: bool = False  # the deadline came before ``decisions`` were in
+    """Recorded decisions: ``obs`` (N, D) float32, the legal masks (N, A) (kept as bits: a table of thousands of
+    actions, uecda's 2,606, would take A bytes a decision), ``actions`` (N,), ``returns`` (N,) float32, and
+    whether the deadline came before the decisions asked for (``timed_out``)."""
+
+    def __init__(self, obs: np.ndarray, masks: np.ndarray | None, actions: np.ndarray, returns: np.ndarray,
+                 timed_out: bool = False, *, packed: np.ndarray | None = None, n_actions: int | None = None) -> None:
+        self.obs, self.actions, self.returns, self.timed_out = obs, actions, returns, timed_out
+        if packed is None:
+            masks = np.asarray(masks, dtype=bool)
+            packed, n_actions = np.packbits(masks, axis=1), masks.shape[1]
+        self.packed, self.n_actions = packed, int(n_actions)
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    @property
+    def masks(self) -> np.ndarray:
+        """(N, A) bool, unpacked (a copy)."""
+        return self.mask_rows(slice(None))
+
+    def legal_counts(self) -> np.ndarray:
+        """(N,) the number of legal actions of each decision."""
+        return _BITS_SET[self.packed].sum(axis=1, dtype=np.int64)
+
+    def mask_rows(self, rows: np.ndarray | slice) -> np.ndarray:
+        """The legal masks of some decisions, (len(rows), A) bool."""
+        return np.unpackbits(self.packed[rows], axis=1, count=self.n_actions).view(bool)
 
 
 def collect(rules: Rules, teacher: str | Agent, decisions: int, gamma: float, seed: int = 0,
@@ -72,7 +94,7 @@ def collect(rules: Rules, teacher: str | Agent, decisions: int, gamma: float, se
                 in_play[b].append(len(rewards))
                 rewards.append(0.0)
             b_obs.append(obs)
-            b_mask.append(mask)
+            b_mask.append(np.packbits(mask, axis=1))
             b_act.append(acts[live])
             if st.hand_over.any():
                 for b in np.flatnonzero(st.hand_over).tolist():
@@ -103,8 +125,8 @@ def collect(rules: Rules, teacher: str | Agent, decisions: int, gamma: float, se
         D, A = observation_size(rules), n_actions(rules)
         return Demonstrations(np.zeros((0, D), np.float32), np.zeros((0, A), bool), np.zeros(0, np.int64),
                               np.zeros(0, np.float32), timed_out)
-    return Demonstrations(np.concatenate(obs_l), np.concatenate(mask_l), np.concatenate(act_l),
-                          np.concatenate(ret_l), timed_out)
+    return Demonstrations(np.concatenate(obs_l), None, np.concatenate(act_l), np.concatenate(ret_l), timed_out,
+                          packed=np.concatenate(mask_l), n_actions=n_actions(rules))
 
 
 def pretrain(policy: torch.nn.Module, demos: Demonstrations, epochs: int, batch_size: int = 4096,
@@ -117,7 +139,6 @@ def pretrain(policy: torch.nn.Module, demos: Demonstrations, epochs: int, batch_
     deadline cut one) and whether the deadline stopped the fit."""
     gen = torch.Generator().manual_seed(seed)
     obs = torch.as_tensor(demos.obs)
-    masks = torch.as_tensor(demos.masks)
     acts = torch.as_tensor(demos.actions)
     rets = torch.as_tensor(demos.returns)
     opt = torch.optim.Adam(policy.parameters(), lr=lr)
@@ -140,7 +161,8 @@ def pretrain(policy: torch.nn.Module, demos: Demonstrations, epochs: int, batch_
             i = perm[start:start + batch_size]
             features = policy.extract_features(obs[i])
             latent_pi, latent_vf = policy.mlp_extractor(features)
-            logits = policy.action_net(latent_pi).masked_fill(~masks[i], -1e8)
+            mask = torch.as_tensor(demos.mask_rows(i.numpy()))
+            logits = policy.action_net(latent_pi).masked_fill(~mask, -1e8)
             values = policy.value_net(latent_vf).squeeze(-1)
             loss_pi = F.cross_entropy(logits, acts[i])
             loss_v = F.mse_loss(values, rets[i])
