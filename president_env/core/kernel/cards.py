@@ -63,6 +63,7 @@ from .fields import (
     PL_SET_START,
     PL_STR0,
     R_JPOS,
+    R_NEXT_LO,
     R_LEN,
     R_LO,
     R_LOPOS,
@@ -91,6 +92,8 @@ from .fields import (
     SIZE_AT_LEAST,
     SIZE_BIGGER,
     SK_LEN,
+    SK_NMAX,
+    SK_NMIN,
     SK_START,
     SUIT_COLOUR,
     SUIT_FOLLOW,
@@ -240,6 +243,9 @@ def card_mask(G, T, W):  # noqa: C901 - one block per suit rule
             continue
         # the sets the player holds the cards of: their natural cards' suits among the suits held of the rank
         # (every subset, by the setkey table) and their wild cards no more than those held; holds() then counts
+        # only the sizes lo[p]..hi[p] can be legal, unless a rule looks past them: extras, the top's own rank
+        # (colour, suit rank, wild ties), follow (sizes above one stay unbound)
+        plain_size = not extras and not (on_set and p == top) and fs < 0
         k = play[PL_KIND, p]
         suits_held = 0
         if k >= 0:
@@ -251,6 +257,8 @@ def card_mask(G, T, W):  # noqa: C901 - one block per suit rule
         while True:
             key0 = (p * 16 + m) * W1
             for key in range(key0, key0 + w_most + 1):
+                if plain_size and (setkey[SK_NMAX, key] < lo[p] or setkey[SK_NMIN, key] > hi[p]):
+                    continue                    # no set of the key has a size the rules allow on this rank
                 for i in range(setkey[SK_START, key], setkey[SK_START, key] + setkey[SK_LEN, key]):
                     j = setlist[0, i]
                     n = sets[SF_N, j]
@@ -354,6 +362,9 @@ def run_mask(G, T, W, suited, wild, lead, first):
             base = s * NNAT + runs[R_NLO, i]
             nn = runs[R_NN, i]
             nat = pres[base + nn] - pres[base]
+            if nat + min(wild, 1) < nn:              # two natural places missing, or one and no joker: no run of
+                i = runs[R_NEXT_LO, i]               # the window (its rows differ by the joker's place only)
+                continue
             jp = runs[R_JPOS, i]
             if jp == NO_JOKER:
                 ok = nat == nn

@@ -169,7 +169,7 @@ def _consts(rules: Rules) -> Consts:  # noqa: C901 - one table after another
     A_rank = 1 + R * S
     sets = np.zeros((F.SF_WS0 + len(wild_slot), A if at.card_level else 0), dtype=np.int32)
     rid = np.zeros((2, A_rank if at.card_level else 0), dtype=np.int32)
-    runs = np.zeros((14, 0), dtype=np.int32)
+    runs = np.zeros((F.N_RUN_FIELDS, 0), dtype=np.int32)
     Js = Jr = W = 0
     if at.card_level:
         Js = int(np.sum(at.run[1:] == 0))
@@ -219,7 +219,7 @@ def _consts(rules: Rules) -> Consts:  # noqa: C901 - one table after another
             idx = np.flatnonzero(at.rank_id[1:Js + 1] == r) + 1
             if idx.size:
                 rid[F.RID_START, r], rid[F.RID_LEN, r] = idx[0], idx.size
-        runs = np.zeros((14, Jr), dtype=np.int32)
+        runs = np.zeros((F.N_RUN_FIELDS, Jr), dtype=np.int32)
         for i, j in enumerate(range(Js + 1, A)):
             lo_p = int(at.rank[j])
             L = int(at.run[j])
@@ -245,6 +245,8 @@ def _consts(rules: Rules) -> Consts:  # noqa: C901 - one table after another
             runs[F.R_NEXT_SUIT, i] = runs[F.R_NEXT_SUIT, i + 1] if same_suit else i + 1
             same_len = same_suit and runs[F.R_LEN, i + 1] == runs[F.R_LEN, i]
             runs[F.R_NEXT_LEN, i] = runs[F.R_NEXT_LEN, i + 1] if same_len else i + 1
+            same_lo = same_len and runs[F.R_LO, i + 1] == runs[F.R_LO, i]
+            runs[F.R_NEXT_LO, i] = runs[F.R_NEXT_LO, i + 1] if same_lo else i + 1
     # the sets by what they take from a hand (a rank, its natural cards' suits, a number of wild cards), so a
     # hand's legal sets are found from the cards it holds (cards.card_mask) without reading every set
     nat_mask = sum((sets[F.SF_NEED0 + s] > 0).astype(np.int64) << s for s in range(4)) * (sets[F.SF_SUITLESS] == 0)
@@ -252,7 +254,15 @@ def _consts(rules: Rules) -> Consts:  # noqa: C901 - one table after another
     setlist = np.arange(1, Js + 1, dtype=np.int32)
     setlist = setlist[np.argsort(keys[1:Js + 1], kind="stable")]
     counts = np.bincount(keys[1:Js + 1], minlength=R * 16 * (W + 1)) if Js else np.zeros(0, np.int64)
-    setkey = np.stack([np.cumsum(counts) - counts, counts]) if Js else np.zeros((2, 0), np.int64)
+    if Js:
+        n_of = sets[F.SF_N, 1:Js + 1].astype(np.int64)
+        n_min = np.full(counts.size, 99, np.int64)
+        n_max = np.zeros(counts.size, np.int64)
+        np.minimum.at(n_min, keys[1:Js + 1], n_of)
+        np.maximum.at(n_max, keys[1:Js + 1], n_of)
+        setkey = np.stack([np.cumsum(counts) - counts, counts, n_min, n_max])
+    else:
+        setkey = np.zeros((4, 0), np.int64)
     tabs["sets"], tabs["rid"], tabs["runs"] = sets, rid, runs
     tabs["setkey"], tabs["setlist"] = setkey, setlist.reshape(1, -1)
 

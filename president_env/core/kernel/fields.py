@@ -100,17 +100,21 @@ EX_DECIDER, EX_PARTNER, EX_KIND = range(3)
 # SF_SUITS: the suits of the set as four bits, the joker's the suit it stands for (a lone joker: 0)
 (SF_P, SF_N, SF_W, SF_HI, SF_LO, SF_RED, SF_BLACK, SF_COLOUR, SF_FSUIT, SF_LOW, SF_RID, SF_SUITLESS, SF_SUITS,
  SF_NEED0, SF_NEED1, SF_NEED2, SF_NEED3, SF_WS0) = range(18)
-# setkey (2, R * 16 * (W + 1)): where the sets of (play rank p, natural suits m as four bits, w wild cards)
-# lie in setlist, at [SK_START | SK_LEN, (p * 16 + m) * (W + 1) + w]; setlist (1, Js): set ids by key
-SK_START, SK_LEN = range(2)
+# setkey (4, R * 16 * (W + 1)): where the sets of (play rank p, natural suits m as four bits, w wild cards)
+# lie in setlist, at [SK_START | SK_LEN, (p * 16 + m) * (W + 1) + w], and their fewest and most cards
+# (SK_NMIN, SK_NMAX); setlist (1, Js): set ids by key
+SK_START, SK_LEN, SK_NMIN, SK_NMAX = range(4)
 # rid (2, A_RANK): first set id and count of each rank-level id (card-level)
 RID_START, RID_LEN = range(2)
 # runs (rows, Jr): run i is action id Js + 1 + i; runs come by suit, then length (shortest first): R_NEXT_SUIT is
 # the first run of the next suit, R_NEXT_LEN the first of the next length or suit (Jr where none)
 # R_LO: the run's lowest place in rank_order (-1 below it: run_joker_ends); R_NLO, R_NN: its natural places
-# (first, count); R_JPOS: the joker's place where actions name it (Rules.joker_stands_for), NO_JOKER none
+# (first, count); R_JPOS: the joker's place where actions name it (Rules.joker_stands_for), NO_JOKER none;
+# R_NEXT_LO: the first run of the next window (suit, length and lowest place: the runs of a window differ only
+# by the joker's place)
 R_SUIT, R_LEN, R_LOPOS, R_CMP0, R_CMP1, R_STR0, R_STR1, R_LOW, R_NEXT_SUIT, R_NEXT_LEN, R_LO, R_NLO, R_NN, \
-    R_JPOS = range(14)
+    R_JPOS, R_NEXT_LO = range(15)
+N_RUN_FIELDS = 15
 NO_JOKER = -9
 # claims (rows, X + 1): poker claims by claim id
 CL_N, CL_KIND, CL_KEY, CL_KEY2, CL_W0, CL_W1, CL_W2, CL_W3, CL_W4, CL_STR0, CL_STR1, CL_BOMB, CL_FIRST = range(13)
