@@ -206,7 +206,7 @@ def card_mask(G, T, W):  # noqa: C901 - one block per suit rule
     top_key = -1
     rev = order_in_force(T, s8)
     rank_cmp = suit_rule == SUIT_RANK or (suit_rule != SUIT_COLOUR and opt[O_WILD_TIE] != TIE_EQUAL and has_wild)
-    if on_set:
+    if on_set and (suit_rule == SUIT_COLOUR or rank_cmp):     # the top's colours and suits: read by those rules
         top_hi, top_lo = -1, 4
         for c in range(C):
             if c8[TOP_CARDS, c]:
