@@ -22,6 +22,7 @@ from agents.base import Agent
 from agents.registry import make_agent
 from president_env.core import OVER, Rules, current_player, init, n_actions, observe, step_inplace
 from president_env.core.observation import size as observation_size
+from training.legal_dist import legal_log_softmax, legal_positions
 
 _BITS_SET = np.array([bin(v).count("1") for v in range(256)], dtype=np.uint8)
 
@@ -161,10 +162,12 @@ def pretrain(policy: torch.nn.Module, demos: Demonstrations, epochs: int, batch_
             i = perm[start:start + batch_size]
             features = policy.extract_features(obs[i])
             latent_pi, latent_vf = policy.mlp_extractor(features)
-            mask = torch.as_tensor(demos.mask_rows(i.numpy()))
-            logits = policy.action_net(latent_pi).masked_fill(~mask, -1e8)
+            # the cross-entropy of the masked logits, computed on the legal ids only (training/legal_dist.py)
+            idx, valid = legal_positions(torch.as_tensor(demos.mask_rows(i.numpy())))
+            logp = legal_log_softmax(policy.action_net(latent_pi), idx, valid)
+            pos = ((idx == acts[i][:, None]) & valid).to(torch.int8).argmax(dim=1, keepdim=True)
             values = policy.value_net(latent_vf).squeeze(-1)
-            loss_pi = F.cross_entropy(logits, acts[i])
+            loss_pi = -logp.gather(1, pos).mean()
             loss_v = F.mse_loss(values, rets[i])
             opt.zero_grad()
             (loss_pi + 0.5 * loss_v if policy_too else 0.5 * loss_v).backward()
@@ -172,7 +175,7 @@ def pretrain(policy: torch.nn.Module, demos: Demonstrations, epochs: int, batch_
             k = len(i)
             tot_pi += loss_pi.item() * k
             tot_v += loss_v.item() * k
-            tot_acc += (logits.argmax(-1) == acts[i]).float().sum().item()
+            tot_acc += (torch.gather(idx, 1, logp.argmax(-1, keepdim=True)).squeeze(1) == acts[i]).float().sum().item()
             seen += k
             done += 1
             bar.update(1)

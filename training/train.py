@@ -54,6 +54,7 @@ from training.evaluate import Matchup, matchup
 from training.hyperparams import TrainSettings, learner_seats, settings_for
 from training.imitation import collect, pretrain
 from training.init_network import ACTIVATION_FNS, architecture, load_policy_layers, read_init_agent
+from training.legal_dist import use_legal_distribution
 from training.opponent_pool import OpponentPool, PolicyAgent
 from training.run_dir import prepare_out
 from training.seat_rollout import SeatRollouts, learn_by_seats
@@ -307,8 +308,10 @@ def build_model(rules: Rules, s: TrainSettings, venv: PresidentVecEnv, args: Tra
         check_rules(args.resume, meta, rules)
         stand_ins = _unpickled_stand_ins(args.resume, venv, s)
         try:
-            return MaskablePPO.load(args.resume, env=venv, device="cpu", tensorboard_log=str(out / "tb"),
-                                    custom_objects=stand_ins)
+            model = MaskablePPO.load(args.resume, env=venv, device="cpu", tensorboard_log=str(out / "tb"),
+                                     custom_objects=stand_ins)
+            use_legal_distribution(model.policy)
+            return model
         except pickle.UnpicklingError as e:     # torch's reader of weights found more than tensors
             raise ModelError(f"--resume {args.resume}: its weights hold more than tensors, refused: reading them "
                              f"would run code from the file ({refusal_words(e)})") from None
@@ -326,6 +329,7 @@ def build_model(rules: Rules, s: TrainSettings, venv: PresidentVecEnv, args: Tra
     )
     if init is not None:
         load_policy_layers(model.policy, init)
+    use_legal_distribution(model.policy)     # the masked categorical on the legal ids only: the same, faster
     return model
 
 
