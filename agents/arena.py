@@ -530,17 +530,7 @@ def _summarise(rules: Rules, names: list[str], deals: int, rotations: str, seed:
     for i in range(P):
         for j in range(P):
             np.add.at(ahead_e, (game_ent[:, i], game_ent[:, j]), tally.ahead[:, i, j])
-    stats = []
-    for e in range(E):
-        pm, pci = _ci(ppd[:, e])
-        prm, prci = _ci(pres_d[:, e])
-        sm, sci = _ci(scum_d[:, e])
-        mm, mci = _ci(pos_d[:, e])
-        stats.append(EntrantStats(
-            agent=names[e], index=e, points_per_hand=pm, points_ci95=pci, president_rate=prm, president_ci95=prci,
-            scum_rate=sm, scum_ci95=sci, mean_position=mm, position_ci95=mci,
-            points_per_session=float(points_e[:, e].sum() / G), hands=total_hands, sessions=G,
-        ))
+    stats = entrant_stats(names, ppd, pres_d, scum_d, pos_d, points_e.sum(axis=0) / G, total_hands, G)
     if rating:
         _rate(stats, points_e)
     return TournamentResult(
@@ -548,6 +538,24 @@ def _summarise(rules: Rules, names: list[str], deals: int, rotations: str, seed:
         hands=total_hands, decisions=tally.decisions, entrants=stats, head_to_head=ahead_e / max(total_hands, 1),
         seat_counts=seat_counts, per_deal_points=ppd,
     )
+
+
+def entrant_stats(names: list[str], ppd: np.ndarray, pres_d: np.ndarray, scum_d: np.ndarray, pos_d: np.ndarray,
+                  per_session: np.ndarray, hands: int, sessions: int) -> list[EntrantStats]:
+    """Each entrant's figures from per-deal arrays (deals, E): points a hand, President and Scum rates, mean
+    place (1 = President), each with its 95% interval over deals; ``per_session`` (E,) points a session."""
+    stats = []
+    for e in range(len(names)):
+        pm, pci = _ci(ppd[:, e])
+        prm, prci = _ci(pres_d[:, e])
+        sm, sci = _ci(scum_d[:, e])
+        mm, mci = _ci(pos_d[:, e])
+        stats.append(EntrantStats(
+            agent=names[e], index=e, points_per_hand=pm, points_ci95=pci, president_rate=prm, president_ci95=prci,
+            scum_rate=sm, scum_ci95=sci, mean_position=mm, position_ci95=mci,
+            points_per_session=float(per_session[e]), hands=hands, sessions=sessions,
+        ))
+    return stats
 
 
 def _rate(stats: list[EntrantStats], session_points: np.ndarray) -> None:

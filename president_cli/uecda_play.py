@@ -241,7 +241,7 @@ def match_result(rules: Rules, done: list[MatchResultT], names: list[str], seed:
     """The match as a :class:`agents.arena.TournamentResult` (what ``president evaluate`` prints): entrant ``i``
     is ``--seats``' i-th, a deal is a game index, played once in each rotation (``--duplicate``) or once; the
     intervals are over games. Only games every rotation finished count."""
-    from agents.arena import EntrantStats, TournamentResult, _ci
+    from agents.arena import TournamentResult, entrant_stats
 
     E = 5
     deals = min(m.games for m in done) if done else 0
@@ -265,16 +265,7 @@ def match_result(rules: Rules, done: list[MatchResultT], names: list[str], seed:
     hands = deals * R
     ppd, pres, scum, pos = (points.mean(axis=1), (place == 0).mean(axis=1), (place == E - 1).mean(axis=1),
                             place.mean(axis=1) + 1.0)
-    stats = []
-    for e in range(E):
-        pm, pci = _ci(ppd[:, e])
-        prm, prci = _ci(pres[:, e])
-        sm, sci = _ci(scum[:, e])
-        mm, mci = _ci(pos[:, e])
-        stats.append(EntrantStats(
-            agent=names[e], index=e, points_per_hand=pm, points_ci95=pci, president_rate=prm, president_ci95=prci,
-            scum_rate=sm, scum_ci95=sci, mean_position=mm, position_ci95=mci,
-            points_per_session=float(points[:, :, e].sum() / max(R, 1)), hands=hands, sessions=R))
+    stats = entrant_stats(list(names), ppd, pres, scum, pos, points.sum(axis=(0, 1)) / max(R, 1), hands, R)
     return TournamentResult(
         rules=rules, names=list(names), deals=deals, rotations="all" if R == E else "none", seed=seed,
         seconds=seconds, sessions=hands, hands=hands, decisions=decisions, entrants=stats,
