@@ -131,7 +131,8 @@ PER_PRESET: dict[str, dict[str, Any]] = {
     "butthead": THIN_SEARCH,                                                                            # zoo 2
     "bombs": THIN_SEARCH,                                                                               # zoo 2
     "deck_and_a_half": SOLO,                                                                            # zoo
-    "uecda": {**SOLO, "net_arch": (128, 128), "imitation_share": 0.25},                                 # zoo
+    "uecda": {**SOLO, "net_arch": (128, 128), "imitation_share": 0.25, "learner_seats": 3,                # zoo
+              "pool": {"heuristic": 0.85, "greedy": 0.05, "snapshot": 0.1}},
 }
 
 
