@@ -27,7 +27,25 @@ def test_bench_core_reports_one_row_per_preset_and_batch(capsys, monkeypatch) ->
     assert [(r["preset"], r["batch"]) for r in rows] == [("president", 0), ("president", 4), ("daifugo", 0),
                                                           ("daifugo", 4)]
     assert all(r["decisions_per_s"] > 0 for r in rows)
+    assert all(r["step_only_per_s"] >= r["decisions_per_s"] for r in rows)   # the step is part of the loop
     assert '"decisions_per_s"' in capsys.readouterr().out
+
+
+def test_bench_core_chooses_the_legal_id_of_the_largest_priority() -> None:
+    """``choose`` is NumPy's ``(priority * legal).argmax(axis=1)`` with game b on priority row (7 b + call) % rows:
+    a legal action, the first of the largest priority (id 0 where nothing is legal, as argmax)."""
+    import numpy as np
+
+    bench = _load("bench_core")
+    rng = np.random.default_rng(3)
+    for ids, call in ((7, 0), (2606, 5), (100, 63)):
+        legal = (rng.random((50, ids)) < 0.05).astype(np.uint8)
+        legal[0] = 0                                           # no legal id
+        priorities = rng.integers(1, 256, (64, ids), dtype=np.uint8)
+        rows = priorities[(7 * np.arange(50) + call) % 64]
+        chosen = bench.choose(legal, priorities, call, np.zeros(50, dtype=np.int64))
+        assert (chosen == (rows * legal).argmax(axis=1)).all()
+        assert chosen[0] == 0 and all(legal[b, chosen[b]] for b in range(1, 50) if legal[b].any())
 
 
 def test_bench_training_reports_one_row_per_seat_count(capsys, monkeypatch) -> None:
