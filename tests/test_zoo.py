@@ -43,7 +43,9 @@ def test_each_agent_is_small_loads_and_plays(row):
     assert Rules.from_dict(meta["rules"]) == rules and meta["made_by"]["command"]
     agent = make_agent(spec, rules)
     assert isinstance(agent, FileAgent)
-    res = run_tournament(rules, [agent] + ["heuristic"] * (rules.players - 1), deals=2, seed=0, rating=False)
+    # one hand a session: whole sessions of uecda (to 100 points) took minutes of the heuristic's turns
+    res = run_tournament(rules, [agent] + ["heuristic"] * (rules.players - 1), deals=2, seed=0, rating=False,
+                         hands_per_session=1)
     assert res.entrants[0].hands > 0
 
 
