@@ -80,6 +80,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                    help="override a training setting (JSON value): of training/hyperparams.py, e.g. n_envs=128; "
                         "with --backend rllib of RllibSettings in training/rllib_train.py, e.g. train_batch=8192")
+    p.add_argument("--recipe", default=None, metavar="NAME",
+                   help="start from a named set of settings of training/hyperparams.py (RECIPES: solo, thin, "
+                        "solo_search, thin_search; e.g. solo: the learner in one seat among heuristics); --set "
+                        "values win over it (sb3 and expert-iteration)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--backend", choices=BACKENDS, default="sb3",
                    help="sb3: MaskablePPO on the batched VecEnv, one process (default); rllib: multi-agent PPO on "
@@ -170,6 +174,20 @@ def _settings(pairs: list[str]) -> dict[str, Any]:
     return out
 
 
+def _train_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings of ``--recipe`` (if any) with the ``--set`` overrides over them."""
+    settings = {}
+    if args.recipe is not None:
+        from training.hyperparams import recipe_settings
+
+        try:
+            settings = recipe_settings(args.recipe)
+        except ValueError as e:
+            raise UsageError(f"--recipe: {e}") from None
+    settings.update(_settings(args.set))
+    return settings
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     for name in ("init", "resume", "out", "address"):    # '' would mean "none given" further on: say so now
         value = getattr(args, name, None)
@@ -179,6 +197,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         return cmd_train_exit(args)
     if args.init is not None and args.backend != "sb3":
         raise UsageError("--init goes with --backend sb3 (or --method expert-iteration)")
+    if args.recipe is not None and args.backend != "sb3":
+        raise UsageError("--recipe goes with --backend sb3 (or --method expert-iteration); rllib takes --set")
     if args.timesteps is None:
         args.timesteps = DEFAULT_TIMESTEPS
     if args.backend == "rllib":
@@ -203,7 +223,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     targs = TrainArgs(preset=args.preset, players=args.players, timesteps=args.timesteps, out=args.out,
                       seed=args.seed, minutes=args.minutes, resume=args.resume, init=args.init,
                       eval_deals=args.eval_deals,
-                      final_deals=args.final_deals, progress=not args.no_progress, settings=_settings(args.set),
+                      final_deals=args.final_deals, progress=not args.no_progress, settings=_train_settings(args),
                       checkpoint_every=args.checkpoint_every or CHECKPOINT_EVERY["sb3"], force=args.force)
     try:
         result = train(targs, started)
@@ -259,7 +279,7 @@ def cmd_train_exit(args: argparse.Namespace) -> int:
     targs = ExitArgs(preset=args.preset, players=args.players, out=args.out, seed=args.seed,
                      iterations=args.iterations, minutes=args.minutes, init=args.init, resume=args.resume,
                      final_deals=args.final_deals, force=args.force, progress=not args.no_progress,
-                     settings=_settings(args.set))
+                     settings=_train_settings(args))
     try:
         result = train_exit(targs, started)
     except (FileNotFoundError, RulesError, ValueError) as e:

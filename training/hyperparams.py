@@ -120,6 +120,19 @@ THIN = {"learner_seats": 2, "pool": {"heuristic": 0.85, "greedy": 0.05, "snapsho
 THIN_SEARCH = {**THIN, **SEARCH_TEACHER, "imitation_share": 0.9}    # most of the time to the search's games
 SOLO = {"learner_seats": 1, "pool": {"heuristic": 1.0}, "learning_rate": 3e-4, "ent_coef": 0.003}  # among heuristics
 SOLO_SEARCH = {**SOLO, **SEARCH_TEACHER, "imitation_share": 0.9}
+# Named recipes, for `president train --recipe NAME` (its --set values win over them): the rows above are built
+# from them. `solo` is the quickstart's: the learner alone among three heuristics.
+RECIPES: dict[str, dict[str, Any]] = {"solo": SOLO, "thin": THIN, "solo_search": SOLO_SEARCH,
+                                      "thin_search": THIN_SEARCH}
+
+
+def recipe_settings(name: str) -> dict[str, Any]:
+    """The settings of recipe ``name`` (a copy); ``ValueError`` naming the recipes for an unknown one."""
+    if name not in RECIPES:
+        raise ValueError(f"unknown recipe {name!r}; recipes are: {', '.join(RECIPES)}")
+    return copy.deepcopy(RECIPES[name])
+
+
 PER_PRESET: dict[str, dict[str, Any]] = {
     "double_deck": {"n_envs": 128, "batch_size": 2048},
     "huberes": {"n_envs": 192},
