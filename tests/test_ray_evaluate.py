@@ -177,6 +177,7 @@ def test_bench_ray_evaluate_reports_serial_and_ray_rows(local_ray, capsys):
 
 
 # --------------------------------------------------------------------------- Ray, two nodes
+@pytest.mark.slow     # a simulated two-node Ray cluster: 15-20 s, and its timing depends on the load
 def test_ray_tournament_on_two_nodes_is_the_serial_table(monkeypatch):
     """A head and a worker node (each its own raylet, 1 CPU): the random entrants' tasks run on both nodes
     and the table is the serial one."""

@@ -181,6 +181,7 @@ def two_node_cluster():
     cluster.shutdown()
 
 
+@pytest.mark.slow     # a simulated two-node Ray cluster: 15-20 s, and its timing depends on the load
 def test_training_on_a_two_node_cluster_samples_on_the_worker_node(two_node_cluster, tmp_path):
     """``train --address`` of a two-node cluster: the env runners sit on the worker node (the head offers no
     CPU), the run trains, checkpoints and exports as in local mode."""
