@@ -44,6 +44,9 @@ MODEL_PREFIXES = ("ppo", "ppo-sample")
 ZOO_PREFIX = "zoo"
 SEARCH = "search"
 ISMCTS = "ismcts"
+#: search settings that may name another agent (``search:policy=zoo:president``): the registry builds it, so that
+#: :mod:`agents.search` never imports this module (imports run one way: registry -> search)
+SEARCH_AGENT_SETTINGS = ("policy", "fallback")
 
 
 def agent_names() -> list[str]:
@@ -103,7 +106,11 @@ def _search_agent(settings: str, rules: Rules, spec: str) -> Agent:
     from .search import SearchAgent, parse_settings
 
     try:
-        kwargs = parse_settings(settings)
+        kwargs: dict[str, object] = parse_settings(settings)
+        for key in SEARCH_AGENT_SETTINGS:       # an agent spec as the rollout policy or fallback: built here
+            value = kwargs.get(key)
+            if isinstance(value, str) and ":" in value and value.split(":")[0].strip().lower() != SEARCH:
+                kwargs[key] = make_agent(value, rules)
         return SearchAgent(rules, name=spec, **kwargs)  # type: ignore[arg-type]
     except ValueError as e:
         raise ValueError(f"agent spec {spec!r}: {e}") from None

@@ -134,10 +134,9 @@ class SearchAgent(Agent):
             self.policy: Agent = policy
         elif policy in ROLLOUT_POLICIES:
             self.policy = ROLLOUT_POLICIES[policy](rules)
-        else:                                   # a model: zoo:NAME, ppo:FILE (an agent file, never a pickle)
-            from .registry import make_agent
-
-            self.policy = make_agent(policy, rules)
+        else:                                   # a spec: the registry builds it (agents.registry imports this module)
+            raise ValueError(f"search setting policy={policy!r} is an agent spec: build it first and pass the agent "
+                             f"(agents.registry.make_agent does for the spec search:policy={policy})")
         fallback_agent = None
         if isinstance(fallback, Agent):         # built by the caller (the web page's agents by name)
             if fallback.rules != rules:
@@ -147,9 +146,8 @@ class SearchAgent(Agent):
             if ":" not in fallback or fallback.split(":")[0] == "search":
                 raise ValueError(f"search setting fallback={fallback!r} must be heuristic, policy, or an agent spec "
                                  f"such as zoo:president (not search)")
-            from .registry import make_agent
-
-            fallback_agent = make_agent(fallback, rules)
+            raise ValueError(f"search setting fallback={fallback!r} is an agent spec: build it first and pass the "
+                             f"agent (agents.registry.make_agent does for the spec search:fallback={fallback})")
         if prior not in ("heuristic", "policy"):
             raise ValueError(f"search setting prior={prior!r} must be heuristic or policy")
         if prior == "policy" and not isinstance(self.policy, PolicyAgent):

@@ -151,6 +151,18 @@ def test_search_can_fall_back_on_another_agent():
         SearchAgent(rules, fallback=HeuristicAgent(preset("daifugo")))
 
 
+def test_search_takes_other_agents_built():
+    """agents.search does not import the registry (imports run one way): an agent spec as the rollout policy or the
+    fallback is built by make_agent's search: spec, and SearchAgent given the bare spec says so."""
+    rules = preset("president")
+    for key in ("policy", "fallback"):
+        with pytest.raises(ValueError, match=f"{key}='zoo:president' is an agent spec: build it first"):
+            SearchAgent(rules, **{key: "zoo:president"})
+    built = make_agent("zoo:president", rules)
+    agent = SearchAgent(rules, worlds=2, actions=2, policy=built, fallback=built)
+    assert agent.policy is built and agent.fallback is built and agent.fallback_name == "zoo:president"
+
+
 def test_search_specs_and_their_errors():
     rules = preset("president")
     agent = make_agent("search:worlds=4,actions=3,rollouts=10,z=0.5,policy=greedy", rules)
