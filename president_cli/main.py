@@ -17,7 +17,19 @@ for _name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
 from agents.base import PolicyError  # noqa: E402
-from president_cli import argtypes, core_commands, evaluate, exploitability, play, serve, train, uecda, uecda_play, zoo  # noqa: E402,E501
+from president_cli import (  # noqa: E402
+    argtypes,
+    core_commands,
+    evaluate,
+    exploitability,
+    league,
+    play,
+    serve,
+    train,
+    uecda,
+    uecda_play,
+    zoo,
+)
 
 # One line per module that adds subcommands (variants, simulate, replay; later evaluate, train, play).
 COMMAND_MODULES = [
@@ -25,6 +37,7 @@ COMMAND_MODULES = [
     play,
     train,
     evaluate,
+    league,
     exploitability,
     zoo,
     serve,
