@@ -23,6 +23,11 @@ Figures
 * **margin**: an agent's points a hand minus the mean of its table's, per deal, and the mean over every deal
   it played with a 95% interval (the deal is the unit; tables are independent). It depends on whom the
   agent met, which the rating accounts for and the margin does not.
+* **strength**: points a hand above the league's average agent, adjusted for whom it met: the least-squares
+  fit of every deal's margins by ``margin_a = s_a - mean of s over a's table`` (the ``s`` adding up to zero),
+  its 95% intervals from the deals' residuals (clustered by deal, the rotations of one deal together). Where
+  the rating uses only each deal's order of finish, the strength uses the points, as ``president evaluate``
+  does.
 * **ahead**: ``ahead[i][j]``, the share of the hands ``i`` and ``j`` played at one table in which ``i``
   finished ahead of ``j`` (empty where they never met).
 
@@ -59,6 +64,8 @@ class LeagueEntry:
     rating_sigma: float
     margin: float                     # points a hand minus its table's mean, per deal, averaged over its deals
     margin_ci95: tuple[float, float]
+    strength: float = math.nan        # points a hand above the league's average agent, fitted (module doc)
+    strength_ci95: tuple[float, float] = (math.nan, math.nan)
 
     @property
     def ordinal(self) -> float:
@@ -73,7 +80,8 @@ class LeagueEntry:
         return {"agent": self.agent, "index": self.index, "tables": self.tables, "deals": self.deals,
                 "hands": self.hands, "rating_mu": self.rating_mu, "rating_sigma": self.rating_sigma,
                 "rating_ci95": list(self.rating_ci95), "ordinal": self.ordinal, "margin": self.margin,
-                "margin_ci95": list(self.margin_ci95)}
+                "margin_ci95": list(self.margin_ci95), "strength": self.strength,
+                "strength_ci95": list(self.strength_ci95)}
 
 
 @dataclass
@@ -219,6 +227,7 @@ def summarise_league(rules: Rules, names: list[str], seating: np.ndarray, deals:
     np.fill_diagonal(meetings, 0)
     with np.errstate(invalid="ignore", divide="ignore"):
         ahead = np.where(meetings > 0, ahead_hands / np.maximum(meetings, 1), np.nan)
+    strength, half_width = fit_strengths(A, seating, results)
     entries = []
     for a in range(A):
         m = np.asarray(margins[a])
@@ -227,7 +236,46 @@ def summarise_league(rules: Rules, names: list[str], seating: np.ndarray, deals:
         entries.append(LeagueEntry(agent=names[a], index=a, tables=int(n_tables[a]), deals=int(m.size),
                                    hands=int(n_hands[a]), rating_mu=float(ratings[a].mu),
                                    rating_sigma=float(ratings[a].sigma), margin=mean,
-                                   margin_ci95=(mean - half, mean + half)))
+                                   margin_ci95=(mean - half, mean + half), strength=float(strength[a]),
+                                   strength_ci95=(float(strength[a] - half_width[a]),
+                                                  float(strength[a] + half_width[a]))))
     return LeagueResult(rules=rules, agents=names, seating=np.asarray(seating), deals=deals, seed=seed,
                         seconds=seconds, entries=entries, ahead=ahead, meetings=meetings, tables=list(results),
                         tables_asked=tables_asked)
+
+
+def fit_strengths(agents: int, seating: np.ndarray, results: Sequence[TournamentResult]
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Each agent's strength and the half-width of its 95% interval (module doc): least squares of the deals'
+    margins on ``s_a - mean(s at the table)``, the minimum-norm solution (its ``s`` add up to zero: the design's
+    rows do), cluster-robust covariance with a deal's margins as one cluster. NaN for an agent with no deal."""
+    rows, targets, clusters = [], [], []
+    for row, res in zip(seating, results, strict=True):
+        P = len(row)
+        design = np.zeros((P, agents))
+        design[np.arange(P), row] = 1.0
+        design[:, row] -= 1.0 / P
+        ppd = res.per_deal_points
+        for d in range(res.deals):
+            rows.append(design)
+            targets.append(ppd[d] - ppd[d].mean())
+            clusters.append(P)
+    if not rows:
+        return np.full(agents, np.nan), np.full(agents, np.nan)
+    X, y = np.concatenate(rows), np.concatenate(targets)
+    bread = np.linalg.pinv(X.T @ X)
+    s = bread @ X.T @ y
+    resid = y - X @ s
+    meat = np.zeros((agents, agents))
+    start = 0
+    for n in clusters:
+        g = X[start:start + n].T @ resid[start:start + n]
+        meat += np.outer(g, g)
+        start += n
+    cov = bread @ meat @ bread
+    G = len(clusters)
+    cov *= G / max(G - 1, 1)                       # the small-sample factor of clustered errors
+    half = Z95 * np.sqrt(np.clip(np.diag(cov), 0, None))
+    seen = np.zeros(agents, bool)
+    seen[np.unique(seating)] = True
+    return np.where(seen, s, np.nan), np.where(seen, half, np.nan)

@@ -4,8 +4,8 @@
 
 Each table seats the preset's number of players drawn from the agents (every agent about as often, every pair
 about as often), plays ``--deals`` duplicate deals with the seats rotated, and every deal of every table updates
-one OpenSkill rating per agent. Prints the agents ranked (rating with its 95% interval, the margin over the
-tables' mean with its interval over deals) and who finished ahead of whom.
+one OpenSkill rating per agent. Prints the agents ranked (rating with its 95% interval, the strength in points
+a hand fitted for whom each met, with its interval over deals) and who finished ahead of whom.
 """
 
 from __future__ import annotations
@@ -137,13 +137,13 @@ def print_league(result: Any, console: Console | None = None) -> None:
              f"{r.players} seatings" + (" (interrupted)" if result.partial else ""))
     table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
     for col, just in (("#", "right"), ("agent", "left"), ("rating\n[95% CI]", "right"),
-                      ("margin/hand\n[95% CI]", "right"), ("tables", "right"), ("deals", "right")):
+                      ("strength/hand\n[95% CI]", "right"), ("tables", "right"), ("deals", "right")):
         table.add_column(col, justify=just, overflow="fold", no_wrap=col != "agent")
     ranked = result.ranking()
     for k, e in enumerate(ranked, 1):
         lo, hi = e.rating_ci95
         table.add_row(str(k), e.agent, f"{e.rating_mu:.1f}\n[{lo:.1f}, {hi:.1f}]",
-                      f"{e.margin:+.3f}\n[{e.margin_ci95[0]:+.3f}, {e.margin_ci95[1]:+.3f}]", str(e.tables),
+                      f"{e.strength:+.3f}\n[{e.strength_ci95[0]:+.3f}, {e.strength_ci95[1]:+.3f}]", str(e.tables),
                       f"{e.deals:,}")
     console.print(table)
     ahead = Table(title="ahead: share of shared hands the row finished ahead", box=box.SIMPLE_HEAD,
@@ -159,5 +159,5 @@ def print_league(result: Any, console: Console | None = None) -> None:
         ahead.add_row(f"{k} {e.agent}", *cells)
     console.print(ahead)
     console.print(f"seed {result.seed}; {result.seconds:.0f} s. rating: OpenSkill Plackett-Luce mu, 95% interval "
-                  f"mu ± 1.96 sigma, ranked by mu - 3 sigma; margin: points a hand minus the table's mean, "
-                  f"95% interval over deals")
+                  f"mu ± 1.96 sigma, ranked by mu - 3 sigma (from each deal's order of finish); strength: points a "
+                  f"hand above the league's average agent, fitted for whom it met, 95% interval over deals")

@@ -157,3 +157,25 @@ def test_the_command_s_errors_name_what_was_wrong(agents, words, capsys):
         main(["league", "--preset", "president", "--agents", agents, "--no-progress"])
     assert exc.value.code == 2
     assert words in capsys.readouterr().err
+
+
+def test_strengths_recover_the_points_an_agent_adds_whoever_it_meets():
+    """Synthetic tables: agent a makes s_a - mean(s at its table) + noise a hand; the fit finds s within its
+    intervals, though the raw margins of agents that met stronger tables are lower."""
+    from types import SimpleNamespace
+
+    from agents.league import fit_strengths
+
+    rng = np.random.default_rng(0)
+    true = np.array([0.6, 0.3, 0.0, -0.2, -0.7])
+    true -= true.mean()
+    seating = np.array([[0, 1, 2, 3], [0, 1, 2, 4], [1, 2, 3, 4], [0, 2, 3, 4], [0, 1, 3, 4]] * 4)
+    results = []
+    for row in seating:
+        mean = true[row] - true[row].mean()
+        results.append(SimpleNamespace(deals=200, per_deal_points=3 + mean + rng.normal(0, 0.5, (200, 4))))
+    s, half = fit_strengths(5, seating, results)
+    assert abs(s.sum()) < 1e-9
+    assert (np.abs(s - true) < half).all() and (half < 0.05).all()
+    s, half = fit_strengths(6, seating, results)                    # an agent at no table: no figure
+    assert np.isnan(s[5]) and np.isnan(half[5]) and np.isfinite(s[:5]).all()
