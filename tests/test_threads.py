@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pytest
 
 from president_env.core import init, preset, set_threads, step_inplace
+
+# numba starts as many threads as the process may use: under `taskset -c 0` (one core) there is no second one
+pytestmark = pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2,
+                                reason="this process may use one CPU only (numba has one thread)")
 
 
 def _play(rules, threads: int, steps: int = 150) -> list[bytes]:
