@@ -179,3 +179,18 @@ def test_strengths_recover_the_points_an_agent_adds_whoever_it_meets():
     assert (np.abs(s - true) < half).all() and (half < 0.05).all()
     s, half = fit_strengths(6, seating, results)                    # an agent at no table: no figure
     assert np.isnan(s[5]) and np.isnan(half[5]) and np.isfinite(s[:5]).all()
+
+
+def test_the_tables_fit_80_columns_with_long_names():
+    from rich.console import Console
+
+    from president_cli.league import print_league
+
+    rules = short()
+    result = run_league(rules, ["heuristic", "greedy", "random", "search:worlds=2,actions=2,z=0.5,rollouts=4"],
+                        tables=1, deals=1)
+    console = Console(width=80, record=True)
+    print_league(result, console)
+    text = console.export_text()
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "…" not in text and ("+0." in text or "-0." in text)
