@@ -144,8 +144,10 @@ PER_PRESET: dict[str, dict[str, Any]] = {
     "butthead": THIN_SEARCH,                                                                            # zoo 2
     "bombs": THIN_SEARCH,                                                                               # zoo 2
     "deck_and_a_half": SOLO,                                                                            # zoo
-    "uecda": {**SOLO, "net_arch": (128, 128), "imitation_share": 0.25, "learner_seats": 3,                # zoo
-              "pool": {"heuristic": 0.85, "greedy": 0.05, "snapshot": 0.1}},
+    # uecda's second generation went on from the first's model (--resume runs/zoo/uecda_e/model.zip, not a
+    # setting) with the first generation in the pool: "zoo:uecda" meant zoo:uecda@1 then (docs/zoo.md, attempt 9)
+    "uecda": {**SOLO, "net_arch": (128, 128), "imitation_share": 0.125, "learner_seats": 3,               # zoo 2
+              "pool": {"heuristic": 0.75, "zoo:uecda": 0.1, "greedy": 0.05, "snapshot": 0.1}},
 }
 
 
