@@ -17,7 +17,14 @@ from cli_run import run_cli
 from president_cli.main import main
 from president_env.core import preset
 from president_env.core.records import read_records, replay, verify
-from president_env.core.uecda_import import UecdaImportError, import_game, import_games, move_action
+from president_env.core.uecda_import import (
+    SERVER_MAX_PLAYS,
+    UecdaImportError,
+    UecdaTruncatedGame,
+    import_game,
+    import_games,
+    move_action,
+)
 from president_env.core.uecda_record import parse_move, read_uecda_record
 
 DATA = Path(__file__).parent / "data" / "uecda"
@@ -45,22 +52,47 @@ def test_every_game_imports_and_replays(path: Path) -> None:
         assert rec["deal_source"].startswith("uecda ")
 
 
-def test_the_one_reference_game_our_rules_do_not_end_is_refused_by_name() -> None:
+def test_a_game_the_server_cut_at_128_moves_is_named_as_cut() -> None:
     # A 10-game match of a trained agent (player 4) and four FujiGokoro clients on the reference server
-    # (docs/uecda.md, interop run (e)): games 0 and 2-9 import; in game 1 the server ended the hand after
-    # player 1's s-6 with players 0 and 1 holding 4 cards and 1 (3C) by the record, where our rules go on
-    # (player 0 to move). Not understood yet: when it is, this test changes with the fix.
-    path = DATA / "unresolved" / "interop_trained_10games.dat"
+    # (docs/uecda.md, interop run (e)). Game 1 went on past 128 moves; the server writes at most 128 moves of a
+    # game (GameRecord::pushPlay), so the record stops with players 0 and 1 still holding cards.
+    path = DATA / "truncated" / "interop_trained_10games.dat"
     parsed = read_uecda_record(path)
     rules = preset("uecda")
     for game in parsed.games:
         if game.number == 1:
-            with pytest.raises(UecdaImportError, match=r"game 1 \(line 12\): the record's 128 moves end before the "
-                                                       r"hand does by our rules \(player 0 is to move\)"):
+            assert len(game.plays) == SERVER_MAX_PLAYS
+            with pytest.raises(UecdaTruncatedGame, match=r"game 1 \(line 12\): the record holds the game's first 128 "
+                                                         r"moves only .* \(player 0 is to move\): every recorded move is "
+                                                         r"legal under uecda"):
                 import_game(rules, game, str(path), tuple(parsed.players))
         else:
             rec = import_game(rules, game, str(path), tuple(parsed.players))
             assert [rec["finish_order"].index(p) for p in range(5)] == list(game.result)
+    with pytest.raises(UecdaTruncatedGame):
+        import_games(path)                    # the library's import of a whole file is strict
+
+
+def test_a_game_short_of_its_end_under_128_moves_is_not_taken_for_a_cut_one() -> None:
+    path = DATA / "blaux5.dat"
+    parsed = read_uecda_record(path)
+    game = parsed.games[0]
+    short = replace(game, plays=game.plays[:-1])
+    with pytest.raises(UecdaImportError, match=r"moves end before the hand does by our rules") as info:
+        import_game(preset("uecda"), short, str(path), tuple(parsed.players))
+    assert not isinstance(info.value, UecdaTruncatedGame)
+
+
+def test_the_cli_skips_a_cut_game_by_name_and_imports_the_rest(tmp_path: Path, capsys) -> None:
+    src = DATA / "truncated" / "interop_trained_10games.dat"
+    out = tmp_path / "imported.jsonl"
+    code, err = run_cli(["import-uecda", str(src), "--out", str(out), "--no-progress"], capsys)
+    assert code == 0, err
+    assert "skipped: " in err and "game 1 (line 12)" in err
+    records = read_records(out)
+    assert [r["deal_source"].rsplit(" ", 1)[1] for r in records] == ["0", "2", "3", "4", "5", "6", "7", "8", "9"]
+    main(["replay", str(out), "--check"])
+    assert capsys.readouterr().out.startswith("ok: ")
 
 
 def test_the_files_cover_the_rules() -> None:

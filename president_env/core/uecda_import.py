@@ -12,6 +12,12 @@ What it returns are this project's records (:mod:`.records`), one per game, whic
 and says so (``deal_source``). The key of a game that ended by ``pass_limit`` is the first key
 (counting from one derived from the file's name and the game) whose draw of the places left is the
 one the server drew (the server's random draw cannot be repeated; ours can, from the key).
+
+The reference server keeps at most a game's first :data:`SERVER_MAX_PLAYS` (128) moves in its record
+(FujiGokoroUECda ``src/core/record.hpp``, ``GameRecord::pushPlay``: the rest is dropped without a mark).
+A game whose 128 recorded moves are all legal but end before the hand does by our rules raises
+:class:`UecdaTruncatedGame`: its end is not in the record, so it cannot be replayed or verified.
+``president import-uecda`` skips such games and names each one; :func:`import_games` raises.
 """
 
 from __future__ import annotations
@@ -34,10 +40,16 @@ from .uecda_record import UecdaGame, UecdaMove, UecdaRecord, read_uecda_record
 
 #: tries of keys for a game that ended by pass_limit (the places left are drawn from the key)
 MAX_KEY_TRIES = 100_000
+#: the most moves of a game the reference server writes in its record (GameRecord::pushPlay)
+SERVER_MAX_PLAYS = 128
 
 
 class UecdaImportError(ValueError):
     """A UECda record that does not replay under our rules: names the file, the game and the move."""
+
+
+class UecdaTruncatedGame(UecdaImportError):
+    """A game the reference server's record cut at :data:`SERVER_MAX_PLAYS` moves: legal so far, its end missing."""
 
 
 def uecda_rules() -> Rules:
@@ -178,8 +190,14 @@ def import_game(rules: Rules, game: UecdaGame, source: str, names: tuple[str, ..
                                _pass_limit_key(rules, game, key + 1, holding, seat_player, here))
         out += rec.step(np.array([a]))
     if not out:
+        to_move = int(current_player(st)[0])
+        if len(game.plays) >= SERVER_MAX_PLAYS:
+            raise UecdaTruncatedGame(
+                f"{where}: the record holds the game's first {len(game.plays)} moves only (the reference server "
+                f"writes at most {SERVER_MAX_PLAYS} a game) and the hand goes on by our rules (player {to_move} is "
+                f"to move): every recorded move is legal under uecda, the game's end is not in the record")
         raise UecdaImportError(f"{where}: the record's {len(game.plays)} moves end before the hand does by our "
-                               f"rules (player {int(current_player(st)[0])} is to move)")
+                               f"rules (player {to_move} is to move)")
     record = out[0]
     places = [record["finish_order"].index(p) for p in range(P)]
     if places != list(game.result):
@@ -191,10 +209,12 @@ def import_game(rules: Rules, game: UecdaGame, source: str, names: tuple[str, ..
 
 def import_games(path: str | Path, rules: Rules | None = None) -> list[dict[str, Any]]:
     """Every game of the UECda record at ``path`` as our records (raises :class:`UecdaImportError` at the first
-    difference, :class:`~.uecda_record.UecdaRecordError` for a file that is not a UECda record)."""
+    difference or game cut at 128 moves (:class:`UecdaTruncatedGame`), :class:`~.uecda_record.UecdaRecordError`
+    for a file that is not a UECda record)."""
     rules = rules or uecda_rules()
     parsed: UecdaRecord = read_uecda_record(path)
     return [import_game(rules, g, str(path), tuple(parsed.players)) for g in parsed.games]
 
 
-__all__ = ["MAX_KEY_TRIES", "UecdaImportError", "import_game", "import_games", "move_action", "uecda_rules"]
+__all__ = ["MAX_KEY_TRIES", "SERVER_MAX_PLAYS", "UecdaImportError", "UecdaTruncatedGame", "import_game", "import_games",
+           "move_action", "uecda_rules"]
