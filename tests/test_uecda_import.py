@@ -62,9 +62,9 @@ def test_a_game_the_server_cut_at_128_moves_is_named_as_cut() -> None:
     for game in parsed.games:
         if game.number == 1:
             assert len(game.plays) == SERVER_MAX_PLAYS
-            with pytest.raises(UecdaTruncatedGame, match=r"game 1 \(line 12\): the record holds the game's first 128 "
-                                                         r"moves only .* \(player 0 is to move\): every recorded move is "
-                                                         r"legal under uecda"):
+            cut = (r"game 1 \(line 12\): the record holds the game's first 128 moves only .* "
+                   r"\(player 0 is to move\): every recorded move is legal under uecda")
+            with pytest.raises(UecdaTruncatedGame, match=cut):
                 import_game(rules, game, str(path), tuple(parsed.players))
         else:
             rec = import_game(rules, game, str(path), tuple(parsed.players))
