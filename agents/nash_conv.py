@@ -34,7 +34,6 @@ import numpy as np
 
 from president_env.core import engine as E
 from president_env.core import observation as O
-from president_env.core.actions import n_actions
 from president_env.core.cards import tables
 from president_env.core.memory import check_fits
 from president_env.core.rules import Rules
@@ -87,6 +86,51 @@ def _fold(prev: np.ndarray, parent: np.ndarray, rows: np.ndarray, out: np.ndarra
     for b in range(out.shape[0]):
         for j in range(2):
             out[b, j] = _mix(prev[parent[b], j] * np.uint64(0x9E3779B97F4A7C15) ^ rows[b, j])
+
+
+@numba.njit(cache=True, nogil=True)
+def _row_hash(words: np.ndarray, extra: np.uint64, out: np.ndarray) -> None:  # pragma: no cover - compiled
+    """The two hashes of one row of uint32 ``words`` and the number ``extra``, as :func:`_hash_rows` computes them."""
+    k0 = np.uint64(0x9E3779B97F4A7C15)
+    k1 = np.uint64(0xD6E8FEB86659FD93)
+    h0 = extra ^ np.uint64(0x2545F4914F6CDD1D)
+    h1 = extra ^ np.uint64(0x632BE59BD9B4E019)
+    for d in range(words.shape[0]):
+        w = np.uint64(words[d])
+        h0 = (h0 ^ w) * k0 + np.uint64(d)
+        h1 = (h1 + w) * k1 ^ (h1 >> np.uint64(29))
+    out[0] = _mix(h0)
+    out[1] = _mix(h1)
+
+
+@numba.njit(cache=True, nogil=True)
+def _level_keys(words: np.ndarray, prev: np.ndarray, parent: np.ndarray, who: np.ndarray, legal: np.ndarray,
+                seq: np.ndarray, infoset_key: np.ndarray, query_key: np.ndarray) -> None:  # pragma: no cover
+    """One level of the tree: ``words`` (B, P, D) the players' observations (as uint32), ``prev`` (M, P, 2) the
+    sequence hashes of the level above, ``parent`` (B,) each node's parent there, ``who`` (B,) the player to act
+    (-1 at a terminal), ``legal`` (B, A). Fills ``seq`` (B, P, 2) (each player's sequence, this observation
+    folded in), ``infoset_key`` (B, 2) (the acting player's sequence) and ``query_key`` (B, 2) (the hash of its
+    observation, its legal actions and the player)."""
+    B, P, D = words.shape
+    A = legal.shape[1]
+    h = np.empty(2, np.uint64)
+    for b in range(B):
+        for q in range(P):
+            _row_hash(words[b, q], np.uint64(0), h)
+            for j in range(2):
+                seq[b, q, j] = _mix(prev[parent[b], q, j] * np.uint64(0x9E3779B97F4A7C15) ^ h[j])
+        p = who[b]
+        if p < 0:
+            continue
+        bits = np.uint64(p + 1)
+        for a in range(A):                # the legal actions, 64 to a word, folded into the extra number
+            if legal[b, a]:
+                bits = _mix(bits ^ np.uint64(a + 1) * np.uint64(0xD6E8FEB86659FD93))
+        _row_hash(words[b, p], bits, h)
+        query_key[b, 0] = h[0]
+        query_key[b, 1] = h[1]
+        infoset_key[b, 0] = seq[b, p, 0]
+        infoset_key[b, 1] = seq[b, p, 1]
 
 
 def _row_hashes(rows: np.ndarray, extra: np.ndarray) -> np.ndarray:
@@ -297,14 +341,13 @@ def game_tree(rules: Rules) -> GameTree:
     check_tree_fits(rules)
     t0 = time.perf_counter()
     P = rules.players
-    A = n_actions(rules)
     play_rules = rules.replace(hands_per_session=1)
     dealers, deals, weights, prefixes = _deal_prefixes(rules, play_rules)
     R = len(dealers)
     st = E.init(play_rules, R, keys=np.zeros(R, np.uint64), dealer=np.array(dealers, np.int8), deal=deals,
                 hand_no=0)
-    seq = prefixes.reshape(R * P, 2)                           # by (node, player)
-    par_rows = np.arange(R * P)
+    seq = prefixes                                              # (nodes, players, 2) sequence hashes
+    par = np.arange(R)
     rows_by_dealer = np.array([_deal_rows(play_rules, d, P) for d in range(P)], np.int64)
     depth0 = rows_by_dealer[np.array(dealers, np.int64)]
     parents = [np.full(R, -1, np.int64)]
@@ -316,60 +359,53 @@ def game_tree(rules: Rules) -> GameTree:
     q_mask: list[np.ndarray] = []
     q_player: list[np.ndarray] = []
     q_key: list[np.ndarray] = []
+    D = O.size(rules)
     base = 0
     while True:
         B = st.batch_size
-        # fold each player's observation of this level into its sequence
-        obs_all = np.empty((B, P, O.size(rules)), np.float32)
+        obs_all = np.empty((B, P, D), np.float32)
         for q in range(P):
             obs_all[:, q] = O.observe(play_rules, st, q)
-        rows = _row_hashes(obs_all.reshape(B * P, -1), np.zeros(B * P))
-        seq = _fold_hashes(seq, par_rows, rows)                 # (B * P, 2)
         over = st.phase == OVER
-        who = np.where(over, -1, E.current_player(st)).astype(np.int64)
+        who = E.current_player(st)
+        who[over] = -1
+        legal_all = st.legal
+        new_seq = np.empty((B, P, 2), np.uint64)
+        isk = np.zeros((B, 2), np.uint64)
+        qk = np.zeros((B, 2), np.uint64)
+        _level_keys(obs_all.view(np.uint32), seq, par, who, legal_all, new_seq, isk, qk)
+        seq = new_seq
         players.append(who.astype(np.int8))
         ret = np.zeros((B, P), np.float64)
-        ret[over] = st.hand_points[over]
+        if over.any():
+            ret[over] = st.hand_points[over]
         rets.append(ret)
-        seq3 = seq.reshape(B, P, 2)
-        live = np.flatnonzero(~over)
-        pl = who[live]
-        isk = np.zeros((B, 2), np.uint64)
-        isk[live] = seq3[live, pl]
         iskeys.append(isk)
-        legal = st.legal[live]
-        obs_live = obs_all[live, pl]
-        mask_bits = legal.astype(np.int64) @ (1 << np.arange(A, dtype=np.int64)) if A < 62 else None
-        extra = (mask_bits if mask_bits is not None else 0) * P + pl
-        qk = np.zeros((B, 2), np.uint64)
-        if A >= 62:
-            obs_key = np.concatenate([obs_live, legal.astype(np.float32)], axis=1)
-        else:
-            obs_key = obs_live
-        qk[live] = _row_hashes(obs_key, extra)
         qkeys.append(qk)
-        if len(live):
-            first, _ = _unique_rows(qk[live])
-            q_obs.append(obs_live[first])
-            q_mask.append(legal[first])
-            q_player.append(pl[first])
-            q_key.append(qk[live][first])
-        nc = np.zeros(B, np.int64)
-        nc[live] = legal.sum(axis=1)
+        live = np.flatnonzero(~over)
+        nc = legal_all.sum(axis=1)
+        nc[over] = 0
         nchild.append(nc)
         if not len(live):
             break
+        first, _ = _unique_rows(qk[live])
+        rep = live[first]
+        q_obs.append(obs_all[rep, who[rep]])
+        q_mask.append(legal_all[rep])
+        q_player.append(who[rep])
+        q_key.append(qk[rep])
+        legal = legal_all[live]
         pidx, acts = np.nonzero(legal)
         child_parent_local = live[pidx]
         children = st.take(child_parent_local)
         E.step_inplace(play_rules, children, acts.astype(np.int64))
-        first_slot = np.concatenate([[0], np.cumsum(legal.sum(axis=1))[:-1]])
+        first_slot = np.concatenate([[0], np.cumsum(nc[live])[:-1]])
         slot = np.arange(len(pidx)) - first_slot[pidx]
         parents.append(base + child_parent_local)
         slots.append(slot)
         actions.append(acts.astype(np.int64))
         depths.append(depths[-1][child_parent_local] + 1)
-        par_rows = (child_parent_local[:, None] * P + np.arange(P)[None]).reshape(-1)
+        par = child_parent_local
         base += B
         st = children
     parent = np.concatenate(parents)

@@ -170,6 +170,8 @@ def test_small_variants_match_openspiel(variant, spec, tmp_path):
     # OpenSpiel takes seconds on micro, minutes on tiny, hours on tiny_revolution's stochastic profiles
     if variant == "tiny_revolution" and spec != "greedy":
         pytest.skip("OpenSpiel's best response of a stochastic profile of tiny_revolution takes hours")
+    if variant == "tiny_joker":
+        pytest.skip("tiny_joker's tree (3.3 million decisions) is too large for OpenSpiel's best response in Python")
     _compare_with_openspiel(variant, spec, tmp_path)
 
 
@@ -204,3 +206,15 @@ def test_cli_refuses_a_preset_s_tree_before_any_work(capsys):
     code, err = run_cli(["exploitability", "--preset", "president", "--agents", "random"], capsys)
     assert code == 2 and "--preset president: an exact best response over a hand of president" in err, err
     assert "deals, each a root of the tree" in err and "would need about" in err and "small variants" in err
+
+
+@pytest.mark.slow
+def test_tiny_joker_is_where_the_heuristic_is_exploitable_without_a_revolution():
+    # about ten seconds and a gigabyte: 3.3 million decisions (docs/openspiel.md gives the table)
+    rules = small_variant("tiny_joker")
+    tree = game_tree(rules)
+    assert (tree.n_decisions, tree.n_infosets) == (3_340_620, 30_468)
+    heuristic = nash_conv_of_tree(tree, [HeuristicAgent(rules)] * 3)
+    greedy = nash_conv_of_tree(tree, [GreedyAgent(rules)] * 3)
+    assert heuristic.nash_conv == pytest.approx(3 / 7, abs=1e-9) and min(heuristic.gains) > 0.14
+    assert greedy.nash_conv > 1.0 and max(abs(v) for v in heuristic.values) < 1e-9
