@@ -34,6 +34,7 @@ import numpy as np
 
 from president_env.core import engine as E
 from president_env.core import observation as O
+from president_env.core.actions import n_actions
 from president_env.core.cards import tables
 from president_env.core.memory import check_fits
 from president_env.core.rules import Rules
@@ -201,7 +202,9 @@ class GameTree:
     the information state of the player to act (an index, -1 at terminals), ``query[n]`` the distinct
     (player, observation, legal actions) the node shows (-1 at terminals), ``depth[n]`` the length of
     the players' observation sequences there (within an information state it is the same).
-    ``query_obs``/``query_mask``/``query_player`` hold each distinct query once."""
+    ``query_obs``/``query_mask``/``query_player`` hold each distinct query once. A tree cut to a profile
+    (``game_tree(rules, agents)``) keeps ``agents`` and ``child_prob[n]``, the profile's probability of
+    the action that led to ``n``; its stubs are childless nodes with player -1 and no returns."""
 
     rules: Rules
     parent: np.ndarray
@@ -221,6 +224,8 @@ class GameTree:
     query_player: np.ndarray
     depth: np.ndarray
     seconds: float
+    agents: tuple[Agent, ...] | None = None
+    child_prob: np.ndarray | None = None
 
     @property
     def n_nodes(self) -> int:
@@ -336,76 +341,123 @@ def _unique_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return order[new], inverse
 
 
-def game_tree(rules: Rules) -> GameTree:
-    """The single-hand game tree of ``rules`` (refused first, with :func:`check_tree_fits`, when it cannot fit)."""
+def game_tree(rules: Rules, agents: Sequence[Agent] | None = None) -> GameTree:
+    """The single-hand game tree of ``rules`` (refused first, with :func:`check_tree_fits`, when it cannot fit).
+
+    With ``agents`` (one per player) the tree is cut to what their NashConv reads: below an action a
+    profile never takes, only the histories of the player who took it are kept (its best response may
+    take it; nobody else's reaches there), and below a second such action of another player nothing
+    (a childless stub, reached with probability zero by every best response and by the profile).
+    A deterministic profile's tree is then a small part of the whole. The agents are asked level by
+    level, once per distinct observation; such a tree serves only :func:`nash_conv_of_tree` of these
+    agents."""
     check_tree_fits(rules)
-    t0 = time.perf_counter()
     P = rules.players
+    if agents is not None and len(agents) != P:
+        raise ValueError(f"the game has {P} players; {len(agents)} agents were given")
+    t0 = time.perf_counter()
     play_rules = rules.replace(hands_per_session=1)
     dealers, deals, weights, prefixes = _deal_prefixes(rules, play_rules)
     R = len(dealers)
     st = E.init(play_rules, R, keys=np.zeros(R, np.uint64), dealer=np.array(dealers, np.int8), deal=deals,
                 hand_no=0)
-    seq = prefixes                                              # (nodes, players, 2) sequence hashes
-    par = np.arange(R)
+    D = O.size(rules)
+    A = n_actions(rules)
+    seq = prefixes                                  # (expanded nodes of the level above, players, 2) sequence hashes
+    par = np.arange(R)                              # each expanded node's row there
+    ex = np.arange(R)                               # the level's expanded nodes (the others are stubs)
+    sets = np.full(R, (1 << P) - 1, np.int64)       # players whose best response may reach each node
     rows_by_dealer = np.array([_deal_rows(play_rules, d, P) for d in range(P)], np.int64)
-    depth0 = rows_by_dealer[np.array(dealers, np.int64)]
     parents = [np.full(R, -1, np.int64)]
     slots = [np.zeros(R, np.int64)]
     actions = [np.full(R, -1, np.int64)]
-    depths = [depth0]
-    players, rets, qkeys, iskeys, nchild = [], [], [], [], []
+    probs_to = [np.ones(R)]
+    depths = [rows_by_dealer[np.array(dealers, np.int64)]]
+    players, rets, iskeys, nchild, queries = [], [], [], [], []
     q_obs: list[np.ndarray] = []
     q_mask: list[np.ndarray] = []
     q_player: list[np.ndarray] = []
-    q_key: list[np.ndarray] = []
-    D = O.size(rules)
+    q_index: dict[tuple[int, int], int] = {}
+    table = np.zeros((0, A))                        # the profile's probabilities by query (with agents)
     base = 0
     while True:
-        B = st.batch_size
-        obs_all = np.empty((B, P, D), np.float32)
+        B = len(sets)
+        obs_e = np.empty((len(ex), P, D), np.float32)
         for q in range(P):
-            obs_all[:, q] = O.observe(play_rules, st, q)
-        over = st.phase == OVER
-        who = E.current_player(st)
-        who[over] = -1
-        legal_all = st.legal
-        new_seq = np.empty((B, P, 2), np.uint64)
-        isk = np.zeros((B, 2), np.uint64)
-        qk = np.zeros((B, 2), np.uint64)
-        _level_keys(obs_all.view(np.uint32), seq, par, who, legal_all, new_seq, isk, qk)
-        seq = new_seq
+            obs_e[:, q] = O.observe(play_rules, st, q)
+        over_e = st.phase == OVER
+        who_e = E.current_player(st)
+        who_e[over_e] = -1
+        legal_e = st.legal
+        seq_e = np.empty((len(ex), P, 2), np.uint64)
+        isk_e = np.zeros((len(ex), 2), np.uint64)
+        qk_e = np.zeros((len(ex), 2), np.uint64)
+        _level_keys(obs_e.view(np.uint32), seq, par, who_e, legal_e, seq_e, isk_e, qk_e)
+        who = np.full(B, -1, np.int64)
+        who[ex] = who_e
         players.append(who.astype(np.int8))
         ret = np.zeros((B, P), np.float64)
-        if over.any():
-            ret[over] = st.hand_points[over]
+        if over_e.any():
+            ret[ex[over_e]] = st.hand_points[over_e]
         rets.append(ret)
+        isk = np.zeros((B, 2), np.uint64)
+        isk[ex] = isk_e
         iskeys.append(isk)
-        qkeys.append(qk)
-        live = np.flatnonzero(~over)
-        nc = legal_all.sum(axis=1)
-        nc[over] = 0
+        live_e = np.flatnonzero(~over_e)
+        nc = np.zeros(B, np.int64)
+        nc[ex[live_e]] = legal_e[live_e].sum(axis=1)
         nchild.append(nc)
-        if not len(live):
+        qid = np.full(B, -1, np.int64)
+        if len(live_e):
+            first, inv = _unique_rows(qk_e[live_e])
+            ids = np.empty(len(first), np.int64)
+            fresh = []
+            for j, key in enumerate(map(tuple, qk_e[live_e][first].tolist())):
+                g = q_index.get(key)
+                if g is None:
+                    g = q_index[key] = len(q_index)
+                    fresh.append(j)
+                ids[j] = g
+            rep = live_e[first[fresh]]
+            q_obs.append(obs_e[rep, who_e[rep]])
+            q_mask.append(legal_e[rep])
+            q_player.append(who_e[rep])
+            if agents is not None and len(rep):
+                new = np.zeros((len(rep), A))
+                for p in range(P):
+                    mine = np.flatnonzero(who_e[rep] == p)
+                    if len(mine):
+                        new[mine] = agent_probability_table(agents[p], q_obs[-1][mine], q_mask[-1][mine])
+                table = np.concatenate([table, new])
+            qid[ex[live_e]] = ids[inv]
+        queries.append(qid)
+        if not len(live_e):
             break
-        first, _ = _unique_rows(qk[live])
-        rep = live[first]
-        q_obs.append(obs_all[rep, who[rep]])
-        q_mask.append(legal_all[rep])
-        q_player.append(who[rep])
-        q_key.append(qk[rep])
-        legal = legal_all[live]
-        pidx, acts = np.nonzero(legal)
-        child_parent_local = live[pidx]
-        children = st.take(child_parent_local)
-        E.step_inplace(play_rules, children, acts.astype(np.int64))
-        first_slot = np.concatenate([[0], np.cumsum(nc[live])[:-1]])
-        slot = np.arange(len(pidx)) - first_slot[pidx]
-        parents.append(base + child_parent_local)
-        slots.append(slot)
+        # the next level, before it is made: refused when the tree so far and it cannot fit
+        n_next = int(nc.sum())
+        state_bytes = sum(b[:1].nbytes for b in st.buffers()) + P * D * 4 + P * 16
+        check_fits(f"an exact best response over a hand of {rules.name} (its tree: {base + B:,} nodes so far, "
+                   f"{n_next:,} at the next level)", (base + B + n_next) * _node_bytes(P) + n_next * state_bytes)
+        pidx, acts = np.nonzero(legal_e[live_e])
+        parent_e = live_e[pidx]                       # each child's parent, as a row of the expanded nodes
+        parent_level = ex[parent_e]
+        if agents is not None:
+            prob = table[qid[parent_level], acts]
+            mover = np.int64(1) << who_e[parent_e]
+            child_sets = np.where(prob > 0, sets[parent_level], sets[parent_level] & mover)
+        else:
+            prob = np.ones(len(pidx))
+            child_sets = sets[parent_level]
+        first_slot = np.concatenate([[0], np.cumsum(nc[ex[live_e]])[:-1]])
+        parents.append(base + parent_level)
+        slots.append(np.arange(len(pidx)) - first_slot[pidx])
         actions.append(acts.astype(np.int64))
-        depths.append(depths[-1][child_parent_local] + 1)
-        par = child_parent_local
+        probs_to.append(prob)
+        depths.append(depths[-1][parent_level] + 1)
+        keep = np.flatnonzero(child_sets != 0)
+        children = st.take(parent_e[keep])
+        E.step_inplace(play_rules, children, acts[keep].astype(np.int64))
+        seq, par, ex, sets = seq_e, parent_e[keep], keep, child_sets
         base += B
         st = children
     parent = np.concatenate(parents)
@@ -430,26 +482,14 @@ def game_tree(rules: Rules) -> GameTree:
     n_infosets = int(inv.max()) + 1 if len(inv) else 0
     infoset_actions = np.zeros(n_infosets, np.int64)
     infoset_actions[infoset[dec]] = n_children[dec]
-    # distinct queries across levels
-    qall = np.concatenate(q_key)
-    first, _ = _unique_rows(qall)
-    query_obs = np.concatenate(q_obs)[first]
-    query_mask = np.concatenate(q_mask)[first]
-    query_player = np.concatenate(q_player)[first]
-    qnode = np.concatenate(qkeys)
-    query = np.full(N, -1, np.int64)
-    # each decision's query: its key's place among the distinct ones (keys sorted, then looked up)
-    _, qinv = _unique_rows(np.concatenate([qall[first], qnode[dec]]))
-    lookup = np.full(int(qinv.max()) + 1, -1, np.int64)
-    lookup[qinv[:len(first)]] = np.arange(len(first))
-    query[dec] = lookup[qinv[len(first):]]
     return GameTree(rules=rules, parent=parent, first_child=first_child, n_children=n_children,
                     child_slot=np.concatenate(slots), child_action=np.concatenate(actions), player=player,
-                    root_weight=root_weight,
-                    returns=np.concatenate(rets), infoset=infoset, n_infosets=n_infosets,
-                    infoset_actions=infoset_actions, query=query, query_obs=query_obs, query_mask=query_mask,
-                    query_player=query_player.astype(np.int64), depth=np.concatenate(depths),
-                    seconds=time.perf_counter() - t0)
+                    root_weight=root_weight, returns=np.concatenate(rets), infoset=infoset, n_infosets=n_infosets,
+                    infoset_actions=infoset_actions, query=np.concatenate(queries), query_obs=np.concatenate(q_obs),
+                    query_mask=np.concatenate(q_mask), query_player=np.concatenate(q_player).astype(np.int64),
+                    depth=np.concatenate(depths), seconds=time.perf_counter() - t0,
+                    agents=None if agents is None else tuple(agents),
+                    child_prob=None if agents is None else np.concatenate(probs_to))
 
 
 def _deal_rows(play_rules: Rules, dealer: int, P: int) -> int:
@@ -603,6 +643,12 @@ def nash_conv_of_tree(tree: GameTree, agents: Sequence[Agent]) -> NashConvResult
     if len(agents) != P:
         raise ValueError(f"the game has {P} players; {len(agents)} agents were given")
     t0 = time.perf_counter()
+    if tree.agents is not None:
+        if len(tree.agents) != len(agents) or any(a is not b for a, b in zip(tree.agents, agents, strict=True)):
+            raise ValueError("this tree was cut to another profile (game_tree(rules, agents)): build it again for "
+                             "these agents, or without agents for any profile")
+        res = nash_conv_of_behaviour(tree, tree.child_prob)
+        return NashConvResult(res.nash_conv, res.gains, res.values, time.perf_counter() - t0)
     A = tree.query_mask.shape[1]
     table = np.zeros((len(tree.query_player), A))
     for p in range(P):
@@ -642,12 +688,13 @@ def nash_conv_of_behaviour(tree: GameTree, child_prob: np.ndarray) -> NashConvRe
 
 def nash_conv_of_agents(rules: Rules, agents: Sequence[Agent]) -> NashConvResult:
     """NashConv of ``agents`` (one per player, player 0 first) in a single hand of ``rules``, exact and compiled
-    (refused before any work when the tree cannot fit in memory: :func:`check_tree_fits`). Its seconds count
-    everything: the tree, the agents' queries and the passes."""
+    (refused before any work when the tree cannot fit in memory: :func:`check_tree_fits`), over the tree cut to
+    the profile (``game_tree(rules, agents)``). Its seconds count everything: the tree, the agents' queries and
+    the passes."""
     P = rules.players
     if len(agents) != P:
         raise ValueError(f"the game has {P} players; {len(agents)} agents were given")
     t0 = time.perf_counter()
-    tree = game_tree(rules)
+    tree = game_tree(rules, agents)
     res = nash_conv_of_tree(tree, agents)
     return NashConvResult(res.nash_conv, res.gains, res.values, time.perf_counter() - t0)

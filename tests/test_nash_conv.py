@@ -98,6 +98,24 @@ def test_the_tree_counts_the_decisions_and_information_sets_of_the_openspiel_gam
         assert (tree.child_action[later - 1] < tree.child_action[later]).all()
 
 
+def test_a_tree_cut_to_a_deterministic_profile_gives_the_whole_tree_s_nash_conv():
+    for name in ("micro", "tiny"):
+        rules = small_variant(name)
+        whole = game_tree(rules)
+        for agents in ([GreedyAgent(rules)] * 3, [HeuristicAgent(rules), GreedyAgent(rules), GreedyAgent(rules)],
+                       [RandomAgent(rules), GreedyAgent(rules), HeuristicAgent(rules)]):
+            cut = game_tree(rules, agents)
+            a, b = nash_conv_of_tree(cut, agents), nash_conv_of_tree(whole, agents)
+            assert a.gains == pytest.approx(b.gains, abs=1e-12) and a.values == pytest.approx(b.values, abs=1e-12)
+            assert cut.n_decisions < whole.n_decisions      # each deterministic player's unplayed actions are cut
+            assert (cut.child_prob[cut.parent >= 0] >= 0).all() and cut.child_prob.max() <= 1
+        with pytest.raises(ValueError, match="cut to another profile"):
+            nash_conv_of_tree(cut, [GreedyAgent(rules)] * 3)
+    # uniform random plays every action: nothing is cut
+    rules = small_variant("micro")
+    assert game_tree(rules, [RandomAgent(rules)] * 3).n_decisions == 8_262
+
+
 def test_batched_probabilities_are_each_observation_s():
     rules = small_variant("micro")
     tree = game_tree(rules)
@@ -188,7 +206,6 @@ def test_cli_engines_print_the_same_table(capsys):
                  "--engine", "openspiel"]) == 0
     openspiel = capsys.readouterr().out
     assert "compiled engine" in compiled and "openspiel engine" in openspiel
-    assert "8,262 decisions, 348 information states" in compiled
     for label in ("greedy", "heuristic+random+random"):
         a, b = _row(compiled, label), _row(openspiel, label)
         assert a[:-1] == b[:-1], (a, b)             # every column but the seconds
@@ -218,3 +235,16 @@ def test_tiny_joker_is_where_the_heuristic_is_exploitable_without_a_revolution()
     greedy = nash_conv_of_tree(tree, [GreedyAgent(rules)] * 3)
     assert heuristic.nash_conv == pytest.approx(3 / 7, abs=1e-9) and min(heuristic.gains) > 0.14
     assert greedy.nash_conv > 1.0 and max(abs(v) for v in heuristic.values) < 1e-9
+
+
+def test_a_tree_that_outgrows_the_memory_is_refused_before_the_level_that_would_not_fit(monkeypatch):
+    import president_env.core.memory as memory
+    from agents.nash_conv import tree_memory_estimate
+
+    rules = small_variant("micro")
+    first, deals = tree_memory_estimate(rules)
+    assert deals == 270 and first < 1e6             # micro's estimate before any work: well under a megabyte
+    monkeypatch.setattr(memory, "available_bytes", lambda: 1_000_000)
+    with pytest.raises(memory.MemoryEstimateError, match=r"hand of micro \(its tree: [\d,]+ nodes so far, [\d,]+ at "
+                                                         r"the next level\) would need about"):
+        game_tree(rules)
