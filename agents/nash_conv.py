@@ -9,11 +9,13 @@ histories share one when those sequences are equal. Sequences are compared by a 
 folds each observation in (two independent 64-bit hashes: a collision among a few million states
 has a chance below 10^-25).
 
-:func:`game_tree` builds the tree once, level by level with the engine (each level one batched
-step), keeping flat arrays: parent, child range, player to act, returns, information state and
-the distinct (player, observation, legal actions) each decision shows. :func:`nash_conv_of_agents`
-asks each agent once per distinct observation it is shown (in batches: :func:`agent_probability_table`),
-then the profile's values and each player's best response are passes over those arrays in numba.
+:func:`game_tree` builds the tree level by level with the engine (each level one batched step),
+keeping flat arrays: parent, child range, player to act, returns, information state and the
+distinct (player, observation, legal actions) each decision shows; each agent is asked once per
+distinct observation it is shown (:func:`agent_probability_table`). Given the profile, the tree is
+cut to what its NashConv reads (below an action the profile never takes, only the best response
+of the player who took it goes on): a deterministic profile's tree is a small part of the whole.
+Then the profile's values and each player's best response are passes over those arrays in numba.
 The best response is the standard one: at each of its information states the best responder takes
 the action with the most value summed over the histories there, each weighted by the chance and the
 other players' reach. NashConv is the sum over players of best-response value minus profile value.
@@ -45,10 +47,8 @@ from .random_agent import RandomAgent
 
 __all__ = ["GameTree", "NashConvResult", "game_tree", "nash_conv_of_agents", "nash_conv_of_tree",
            "nash_conv_of_behaviour", "agent_probabilities", "agent_probability_table", "tree_memory_estimate",
-           "check_tree_fits",
-           "deal_count"]
+           "check_tree_fits", "deal_count"]
 
-_M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 _SEEDS = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xD6E8FEB86659FD93))
 
 
@@ -196,15 +196,15 @@ class GameTree:
 
     ``player[n]`` is the player to act (-1 at a terminal), ``parent[n]`` (-1 at a root: a deal),
     ``first_child``/``n_children`` the children's range, ``child_slot[n]`` which legal action of its
-    parent led to ``n`` (its rank among the parent's legal actions; ``child_action[n]`` its id, -1 at a
-    root), ``root_weight[n]`` the chance
-    probability of a root's deal, ``returns[n]`` (N, P) the hand's points at a terminal, ``infoset[n]``
-    the information state of the player to act (an index, -1 at terminals), ``query[n]`` the distinct
-    (player, observation, legal actions) the node shows (-1 at terminals), ``depth[n]`` the length of
-    the players' observation sequences there (within an information state it is the same).
-    ``query_obs``/``query_mask``/``query_player`` hold each distinct query once. A tree cut to a profile
-    (``game_tree(rules, agents)``) keeps ``agents`` and ``child_prob[n]``, the profile's probability of
-    the action that led to ``n``; its stubs are childless nodes with player -1 and no returns."""
+    parent led to ``n`` (its rank among the parent's legal actions; ``child_action[n]`` its id, -1 at
+    a root), ``root_weight[n]`` the chance probability of a root's deal, ``returns[n]`` (N, P) the
+    hand's points at a terminal, ``infoset[n]`` the information state of the player to act (an index,
+    -1 at terminals), ``query[n]`` the distinct (player, observation, legal actions) the node shows
+    (-1 at terminals), ``depth[n]`` the length of the players' observation sequences there (within an
+    information state it is the same). ``query_obs``/``query_mask``/``query_player`` hold each
+    distinct query once. A tree cut to a profile (``game_tree(rules, agents)``) keeps ``agents`` and
+    ``child_prob[n]``, the profile's probability of the action that led to ``n``; its stubs are
+    childless nodes with player -1 and no returns."""
 
     rules: Rules
     parent: np.ndarray
@@ -341,6 +341,19 @@ def _unique_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return order[new], inverse
 
 
+def _by_agent(agents: Sequence[Agent]) -> list[tuple[Agent, list[int]]]:
+    """Each distinct agent object of a profile with the players it seats."""
+    out: list[tuple[Agent, list[int]]] = []
+    for p, a in enumerate(agents):
+        for agent, seats in out:
+            if agent is a:
+                seats.append(p)
+                break
+        else:
+            out.append((a, [p]))
+    return out
+
+
 def game_tree(rules: Rules, agents: Sequence[Agent] | None = None) -> GameTree:
     """The single-hand game tree of ``rules`` (refused first, with :func:`check_tree_fits`, when it cannot fit).
 
@@ -424,10 +437,10 @@ def game_tree(rules: Rules, agents: Sequence[Agent] | None = None) -> GameTree:
             q_player.append(who_e[rep])
             if agents is not None and len(rep):
                 new = np.zeros((len(rep), A))
-                for p in range(P):
-                    mine = np.flatnonzero(who_e[rep] == p)
+                for agent, seats in _by_agent(agents):      # one call per agent object, whatever seats it has
+                    mine = np.flatnonzero(np.isin(who_e[rep], seats))
                     if len(mine):
-                        new[mine] = agent_probability_table(agents[p], q_obs[-1][mine], q_mask[-1][mine])
+                        new[mine] = agent_probability_table(agent, q_obs[-1][mine], q_mask[-1][mine])
                 table = np.concatenate([table, new])
             qid[ex[live_e]] = ids[inv]
         queries.append(qid)
@@ -651,9 +664,9 @@ def nash_conv_of_tree(tree: GameTree, agents: Sequence[Agent]) -> NashConvResult
         return NashConvResult(res.nash_conv, res.gains, res.values, time.perf_counter() - t0)
     A = tree.query_mask.shape[1]
     table = np.zeros((len(tree.query_player), A))
-    for p in range(P):
-        rows = np.flatnonzero(tree.query_player == p)
-        table[rows] = agent_probability_table(agents[p], tree.query_obs[rows], tree.query_mask[rows])
+    for agent, seats in _by_agent(agents):
+        rows = np.flatnonzero(np.isin(tree.query_player, seats))
+        table[rows] = agent_probability_table(agent, tree.query_obs[rows], tree.query_mask[rows])
     child_prob = np.ones(tree.n_nodes)
     nonroot = tree.parent >= 0
     child_prob[nonroot] = table[tree.query[tree.parent[nonroot]], tree.child_action[nonroot]]
