@@ -89,3 +89,14 @@ def test_bench_openspiel_reports_president_beside_openspiels_python_games(capsys
     assert [r["game"] for r in rows] == ["python_kuhn_poker", "president(preset=micro,pass_rule=locks_out)"]
     assert rows[0]["ratio"] == 1.0 and all(r["states_per_s"] > 0 for r in rows)
     assert '"states_per_s"' in capsys.readouterr().out
+
+
+def test_bench_nash_conv_reports_both_engines_and_their_ratio(capsys, monkeypatch) -> None:
+    pytest.importorskip("pyspiel")
+    bench = _load("bench_nash_conv")
+    monkeypatch.setattr(bench, "one_core", lambda: None)
+    rows = bench.main(["--variants", "micro", "--openspiel", "micro", "--agent", "greedy", "--repeat", "1", "--json"])
+    assert [(r["variant"], r["engine"]) for r in rows] == [("micro", "compiled"), ("micro", "openspiel")]
+    assert rows[0]["decisions"] == 8262 and rows[0]["information_states"] == 348
+    assert abs(rows[0]["nash_conv"] - 0.8) < 1e-9 and rows[1]["difference"] < 1e-9
+    assert rows[1]["ratio"] > 0 and '"nash_conv"' in capsys.readouterr().out
