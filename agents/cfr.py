@@ -8,8 +8,10 @@ NashConv of the average policy with :func:`~agents.nash_conv.nash_conv_of_behavi
 exact best response), giving a curve of (iteration, seconds, NashConv).
 
 An agent sees one observation, not the sequence of them, so :class:`CfrAgent` keys its policy by a
-hash of the observation row and the legal mask. Where several information states (of any players)
-show one such key, the file stores their reach-weighted average: each history's probability
+hash of the observation row and the legal mask. Where several information states show one such key
+(those of different players whose observations agree: an observation does not name the seat; and
+one player's histories that its current observation does not tell apart), the file stores their
+reach-weighted average: each history's probability
 (chance and the average profile) times its information state's average policy, summed and
 normalised (an unweighted average where no history of the key is reached). That agent is then a
 slightly different profile from the solver's, and its own NashConv (``president exploitability
@@ -201,7 +203,8 @@ class CfrResult:
 
     def observation_table(self) -> tuple[np.ndarray, np.ndarray, int]:
         """The average policy keyed as :class:`CfrAgent` looks it up: (keys (K, 16) uint8, probabilities (K, A),
-        how many keys more than one information state shows), reach-weighted where keys alias."""
+        how many keys several information states of one player show), reach-weighted where keys alias (the
+        players' information states that show one key, too: an observation does not name the seat)."""
         t = self.tree
         Q, A = t.query_mask.shape
         num, num1 = np.zeros((Q, A)), np.zeros((Q, A))
@@ -221,11 +224,12 @@ class CfrResult:
         probs = np.where(reached[:, None], kn / np.where(reached, kd, 1.0)[:, None], kn1 / kd1[:, None])
         probs /= probs.sum(axis=1, keepdims=True)
         dec = t.n_children > 0
-        per_key = np.zeros(K, np.int64)
-        pairs = np.unique(np.stack([kid[t.query[dec]], t.infoset[dec]], axis=1), axis=0)
-        np.add.at(per_key, pairs[:, 0], 1)
+        pairs = np.unique(np.stack([kid[t.query[dec]], t.infoset[dec], t.player[dec].astype(np.int64)], axis=1),
+                          axis=0)
+        per_player = np.zeros((K, t.returns.shape[1]), np.int64)
+        np.add.at(per_player, (pairs[:, 0], pairs[:, 2]), 1)
         key_arr = np.frombuffer(b"".join(index), np.uint8).reshape(K, 16)
-        return key_arr, probs, int((per_key > 1).sum())
+        return key_arr, probs, int((per_player > 1).any(axis=1).sum())
 
 
 def _new_result(rules: Rules, tree: GameTree) -> CfrResult:

@@ -173,4 +173,4 @@ def test_cfr_on_tiny_revolution_beats_the_heuristic_a_hundredfold(tmp_path: Path
     res = solve(rules, iterations=64, every=32)
     assert res.curve[-1].nash_conv < 0.019
     agent = CfrAgent(write_cfr_file(tmp_path / "t.cfr.safetensors", res), rules)
-    assert nash_conv_of_agents(rules, [agent] * 3).nash_conv < 0.5
+    assert nash_conv_of_agents(rules, [agent] * 3).nash_conv < 0.05      # 0.016 measured: aliased observations
