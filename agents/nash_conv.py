@@ -531,6 +531,9 @@ def agent_probabilities(agent: Agent, obs: np.ndarray, mask: np.ndarray) -> dict
     legal = np.flatnonzero(mask)
     if isinstance(agent, RandomAgent):
         return {int(a): 1.0 / len(legal) for a in legal}
+    if hasattr(agent, "action_probabilities"):     # a stochastic table policy (cfr:FILE): its probabilities
+        p = agent.action_probabilities(obs[None], mask[None])[0]
+        return {int(a): float(p[a]) for a in legal if p[a] > 0}
     if isinstance(agent, PolicyAgent) and not agent.deterministic:
         z = agent._finite_logits(obs[None], mask[None])[0][legal]   # PolicyError when the network overflows
         e = np.exp(z - z.max())
@@ -552,6 +555,8 @@ def agent_probability_table(agent: Agent, obs: np.ndarray, mask: np.ndarray, chu
         return out
     if isinstance(agent, RandomAgent):
         return mask / mask.sum(axis=1, keepdims=True)
+    if hasattr(agent, "action_probabilities"):     # a stochastic table policy (cfr:FILE), in one call
+        return np.asarray(agent.action_probabilities(obs, mask), dtype=np.float64)
     if agent.deterministic and not isinstance(agent, PolicyAgent):
         rng = np.random.default_rng(0)       # never drawn from: the agent is deterministic
         for s in range(0, N, chunk):

@@ -9,6 +9,8 @@ spec                   agent
 ``ppo:FILE``           an agent file (``*.agent.safetensors``), most likely legal action
 ``ppo-sample:FILE``    the same, sampling from its masked action distribution
 ``zoo:NAME``           the zoo's trained agent for preset NAME (``president zoo``)
+``cfr:FILE``           a small variant's CFR+ average policy (``president cfr``, :mod:`agents.cfr`),
+                       looked up by observation, sampled
 ``search``             determinized search with heuristic rollouts (:mod:`agents.search`);
                        settings after a colon: ``search:worlds=8,actions=5,rollouts=40``,
                        ``search:policy=zoo:president`` (another agent as the rollout policy)
@@ -42,6 +44,7 @@ SCRIPTED: dict[str, Callable[[Rules], Agent]] = {
 }
 MODEL_PREFIXES = ("ppo", "ppo-sample")
 ZOO_PREFIX = "zoo"
+CFR_PREFIX = "cfr"
 SEARCH = "search"
 ISMCTS = "ismcts"
 #: search settings that may name another agent (``search:policy=zoo:president``): the registry builds it, so that
@@ -51,7 +54,7 @@ SEARCH_AGENT_SETTINGS = ("policy", "fallback")
 
 def agent_names() -> list[str]:
     """The names :func:`make_agent` understands (model specs take a file after the colon)."""
-    return (list(SCRIPTED) + [f"{p}:FILE" for p in MODEL_PREFIXES] + [f"{ZOO_PREFIX}:NAME"]
+    return (list(SCRIPTED) + [f"{p}:FILE" for p in MODEL_PREFIXES] + [f"{ZOO_PREFIX}:NAME", f"{CFR_PREFIX}:FILE"]
             + [SEARCH, f"{SEARCH}:SETTINGS", ISMCTS, f"{ISMCTS}:SETTINGS"])
 
 
@@ -85,6 +88,12 @@ def make_agent(spec: str, rules: Rules, trust_pickle: bool = False) -> Agent:
             return _search_agent(path, rules, spec)
         if prefix == ISMCTS:
             return _ismcts_agent(path, rules, spec)
+        if prefix == CFR_PREFIX:
+            if not path.strip():
+                raise ValueError(f"agent spec {spec!r} needs a cfr file after the colon, e.g. cfr:m.cfr.safetensors")
+            from .cfr import CfrAgent
+
+            return CfrAgent(path.strip(), rules, name=spec)
         if prefix == ZOO_PREFIX:
             from .agent_file import FileAgent
             from .zoo import zoo_path

@@ -19,6 +19,7 @@ for _name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 from agents.base import PolicyError  # noqa: E402
 from president_cli import (  # noqa: E402
     argtypes,
+    cfr,
     core_commands,
     evaluate,
     exploit,
@@ -41,6 +42,7 @@ COMMAND_MODULES = [
     league,
     exploitability,
     exploit,
+    cfr,
     zoo,
     serve,
     uecda,
