@@ -45,6 +45,7 @@ __all__ = ["CfrAgent", "CfrFileError", "CfrPoint", "CfrResult", "observation_key
 
 SUFFIX = ".cfr.safetensors"
 META_KEY = "president-cfr"
+ALGORITHMS = ("cfr+", "mccfr")
 FORMAT = 1
 MAX_HEADER_BYTES = 1 << 20
 
@@ -123,6 +124,82 @@ def _cfr_plus(iterations: int, done: int, parent: np.ndarray, first_child: np.nd
 
 
 @numba.njit(cache=True, nogil=True)
+def _seed_numba(seed: int) -> None:  # pragma: no cover - compiled
+    np.random.seed(seed)
+
+
+@numba.njit(cache=True, nogil=True)
+def _mccfr_external(iterations: int, roots: np.ndarray, root_cdf: np.ndarray, first_child: np.ndarray,
+                    n_children: np.ndarray, player: np.ndarray, returns: np.ndarray, infoset: np.ndarray,
+                    iset_off: np.ndarray, regret: np.ndarray, avg: np.ndarray, stack: np.ndarray, order: np.ndarray,
+                    pick: np.ndarray, sig: np.ndarray, v: np.ndarray) -> None:  # pragma: no cover - compiled
+    """``iterations`` of external-sampling MCCFR: for each player in turn (the traverser), one deal drawn by its
+    chance probability, then the tree walked with every action of the traverser and one sampled action of each
+    other player; the traverser's sampled counterfactual regrets are added (plain regret matching, regrets may
+    go negative) and each other player's strategy at the nodes it reached is added to its average ("simple"
+    averaging, unbiased since its reach is sampled). numba's generator draws (seed it with ``_seed_numba``)."""
+    P = returns.shape[1]
+    for _ in range(iterations):
+        for i in range(P):
+            j = np.searchsorted(root_cdf, np.random.random() * root_cdf[-1], side="right")
+            top, m = 1, 0
+            stack[0] = roots[min(j, roots.shape[0] - 1)]
+            while top > 0:                      # pre-order: the sampled subtree
+                top -= 1
+                n = stack[top]
+                order[m] = n
+                m += 1
+                k = n_children[n]
+                if k == 0:
+                    continue
+                f = first_child[n]
+                o = iset_off[infoset[n]]
+                s = 0.0
+                for a in range(k):
+                    if regret[o + a] > 0:
+                        s += regret[o + a]
+                for a in range(k):
+                    if s > 0:
+                        sig[f + a] = regret[o + a] / s if regret[o + a] > 0 else 0.0
+                    else:
+                        sig[f + a] = 1.0 / k
+                if player[n] == i:
+                    for a in range(k):
+                        stack[top] = f + a
+                        top += 1
+                else:
+                    u = np.random.random()
+                    c = 0.0
+                    pick[n] = k - 1
+                    for a in range(k):
+                        c += sig[f + a]
+                        if u < c:
+                            pick[n] = a
+                            break
+                    stack[top] = f + pick[n]
+                    top += 1
+                    for a in range(k):
+                        avg[o + a] += sig[f + a]
+            for q in range(m - 1, -1, -1):         # post-order: values and the traverser's regrets
+                n = order[q]
+                k = n_children[n]
+                if k == 0:
+                    v[n] = returns[n, i]
+                    continue
+                f = first_child[n]
+                if player[n] == i:
+                    s = 0.0
+                    for a in range(k):
+                        s += sig[f + a] * v[f + a]
+                    v[n] = s
+                    o = iset_off[infoset[n]]
+                    for a in range(k):
+                        regret[o + a] += v[f + a] - s
+                else:
+                    v[n] = v[f + pick[n]]
+
+
+@numba.njit(cache=True, nogil=True)
 def _normalise(avg: np.ndarray, iset_off: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
     for I in range(iset_off.shape[0] - 1):
         o, e = iset_off[I], iset_off[I + 1]
@@ -181,6 +258,7 @@ class CfrResult:
     iterations: int = 0
     seconds: float = 0.0
     curve: list[CfrPoint] = field(default_factory=list)
+    algorithm: str = "cfr+"
 
     def average_policy(self) -> np.ndarray:
         """The average policy, flat per information state (uniform where it was never reached)."""
@@ -238,14 +316,21 @@ def _new_result(rules: Rules, tree: GameTree) -> CfrResult:
 
 
 def solve(rules: Rules, iterations: int | None = None, seconds: float | None = None, every: int | None = None,
-          progress: Callable[[CfrPoint], None] | None = None, tree: GameTree | None = None) -> CfrResult:
-    """CFR+ on the single-hand game of ``rules`` for ``iterations`` iterations or ``seconds`` of solving (the
-    tree's building included), whichever is given (both: the first reached).
+          progress: Callable[[CfrPoint], None] | None = None, tree: GameTree | None = None,
+          algorithm: str = "cfr+", seed: int = 0) -> CfrResult:
+    """CFR+ (``algorithm="cfr+"``) or external-sampling MCCFR (``"mccfr"``, its samples drawn from ``seed``)
+    on the single-hand game of ``rules`` for ``iterations`` iterations or ``seconds`` of solving (the
+    tree's building included), whichever is given (both: the first reached). An MCCFR iteration is one
+    sampled walk for each player, far cheaper than CFR+'s walk of the whole tree.
 
     NashConv of the average policy is measured every ``every`` iterations (``None``: after 1, 2, 4, 8, ...
     iterations) and at the end, each point handed to ``progress`` as it comes; its time is not counted in
     the curve's seconds. ``tree`` (a :func:`~agents.nash_conv.game_tree` of ``rules`` without agents) skips
     building it."""
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**32:
+        raise ValueError(f"seed must be an integer from 0 to 2**32 - 1, got {seed!r}")
     if iterations is None and seconds is None:
         raise ValueError("solve needs iterations or seconds (or both), got neither")
     if iterations is not None and (not isinstance(iterations, int) or iterations < 1):
@@ -264,10 +349,24 @@ def solve(rules: Rules, iterations: int | None = None, seconds: float | None = N
     iset_player = np.zeros(tree.n_infosets, np.int64)
     dec = tree.player >= 0
     iset_player[tree.infoset[dec]] = tree.player[dec]
-    args = (tree.parent, tree.first_child, tree.n_children, tree.child_slot, tree.player.astype(np.int64),
-            np.ascontiguousarray(tree.returns, np.float64), tree.root_weight, tree.infoset, res.iset_off,
-            iset_player, res.regret, res.avg_sum, np.zeros(len(res.regret)), np.zeros(len(res.regret)),
-            np.empty(N), np.empty(N), np.empty(N))
+    res.algorithm = algorithm
+    returns = np.ascontiguousarray(tree.returns, np.float64)
+    if algorithm == "cfr+":
+        args = (tree.parent, tree.first_child, tree.n_children, tree.child_slot, tree.player.astype(np.int64),
+                returns, tree.root_weight, tree.infoset, res.iset_off, iset_player, res.regret, res.avg_sum,
+                np.zeros(len(res.regret)), np.zeros(len(res.regret)), np.empty(N), np.empty(N), np.empty(N))
+
+        def step(n: int) -> None:
+            _cfr_plus(n, res.iterations, *args)
+    else:
+        roots = np.flatnonzero(tree.parent < 0).astype(np.int64)
+        margs = (roots, np.cumsum(tree.root_weight[roots]), tree.first_child, tree.n_children,
+                 tree.player.astype(np.int64), returns, tree.infoset, res.iset_off, res.regret, res.avg_sum,
+                 np.empty(N, np.int64), np.empty(N, np.int64), np.zeros(N, np.int64), np.zeros(N), np.empty(N))
+        _seed_numba(seed)
+
+        def step(n: int) -> None:
+            _mccfr_external(n, *margs)
     solving = time.perf_counter() - t0     # seconds of solving, the measurements left out
     next_point = every if every is not None else 1
     per_iter = 0.0
@@ -281,7 +380,7 @@ def solve(rules: Rules, iterations: int | None = None, seconds: float | None = N
         if seconds is not None and per_iter > 0:
             n = max(1, min(n, int((seconds - solving) / per_iter) + 1))
         s0 = time.perf_counter()
-        _cfr_plus(n, res.iterations, *args)
+        step(n)
         dt = time.perf_counter() - s0
         solving += dt
         per_iter = dt / n
@@ -320,7 +419,7 @@ def write_cfr_file(path: str | os.PathLike, result: CfrResult) -> Path:
     meta: dict[str, Any] = {
         "format": FORMAT, "rules": result.rules.to_dict(), "variant": result.rules.name,
         "observation_size": O.size(result.rules), "n_actions": n_actions(result.rules),
-        "iterations": result.iterations, "seconds": round(result.seconds, 3),
+        "algorithm": result.algorithm, "iterations": result.iterations, "seconds": round(result.seconds, 3),
         "nash_conv": None if last is None else last.nash_conv, "information_states": result.tree.n_infosets,
         "keys": int(len(keys)), "aliased_keys": aliased,
     }

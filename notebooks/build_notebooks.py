@@ -1,6 +1,6 @@
 """Write the notebooks of this folder from the cell sources below, and run them so they are stored with their outputs.
 
-    python notebooks/build_notebooks.py --execute          # write and run all three (10 to 20 minutes, 2 cores)
+    python notebooks/build_notebooks.py --execute          # write and run all four (10 to 20 minutes, 2 cores)
     python notebooks/build_notebooks.py --execute 03_train_and_evaluate.ipynb   # one of them
     python notebooks/build_notebooks.py                    # write them without outputs (to read the sources)
 
@@ -435,20 +435,21 @@ NB04 = [
 
 NashConv is the sum over players of what each would gain by switching to a best response while
 the others keep their policies: zero exactly at a Nash equilibrium, and a measure of a policy that
-does not depend on which opponents one picked. OpenSpiel computes it exactly by walking the whole
-game tree, so we use a small variant (`president_env.small_variants`): three players, a handful of
-cards, one hand.
+does not depend on which opponents one picked. `agents.nash_conv` computes it exactly, compiled, by
+walking a hand's whole game tree, so we use a small variant (`president_env.small_variants`):
+`tiny_revolution`, three players, four kings and four aces, equal ranks beat and four singles of a
+rank in a row revolt. It is where the heuristic is exploitable (NashConv 1.907).
 
 We follow NashConv against wall-clock time for
 
-* **MCCFR** (OpenSpiel's external-sampling Monte Carlo CFR, its average policy), run on the game
-  registered by `president_env.openspiel`;
-* **PPO**, the project's `president train` on the same variant (its checkpoints, each a
-  deterministic agent file);
-* the **heuristic** baseline (a fixed policy: one value).
+* **CFR+** (`agents.cfr`, compiled: every iteration walks the whole tree), its average policy;
+* **MCCFR** (external sampling, compiled, on the same tree: an iteration is one sampled walk per
+  player), its average policy;
+* **PPO**, the project's `president train` with the zoo's recipe on the same variant, its
+  checkpoints as deterministic agent files (the network's most likely legal action);
+* the **heuristic**, **greedy** and **uniform random** baselines (fixed policies: one value each).
 
-It needs the openspiel extra (`pip install -e ".[openspiel]"`). Set `PRESIDENT_NB_SMALL=1` for a
-quick run with tiny budgets (what the tests do)."""),
+Set `PRESIDENT_NB_SMALL=1` for a quick run with tiny budgets (what the tests do)."""),
     new_code_cell(BUDGET + """
 
 import tempfile
@@ -456,58 +457,63 @@ import time
 from pathlib import Path
 
 import matplotlib.pyplot as plt
-from open_spiel.python.algorithms import exploitability, external_sampling_mccfr
 
 from agents.agent_file import FileAgent
-from agents.exploitability import nash_conv_of_agents, single_hand_game
+from agents.cfr import solve
+from agents.greedy import GreedyAgent
 from agents.heuristic import HeuristicAgent
+from agents.nash_conv import game_tree, nash_conv_of_agents, nash_conv_of_tree
+from agents.random_agent import RandomAgent
 from president_env.small_variants import SMALL_VARIANT_TABLE, small_variant
 
-VARIANT = "micro_revolution"
+VARIANT = "tiny_revolution"
 rules = small_variant(VARIANT)
-game = single_hand_game(rules)
 print(VARIANT, "-", SMALL_VARIANT_TABLE[VARIANT][0])
-MCCFR_SECONDS = 6 if SMALL else 90      # solver time (NashConv evaluations not counted)
-PPO_MINUTES = 0.4 if SMALL else 1.5      # the whole training run, warm start and final evaluation included
-EVALS = 3 if SMALL else 8                # NashConv evaluations along each curve"""),
-    new_markdown_cell("""## The fixed baseline
+SOLVER_SECONDS = 3 if SMALL else 60      # each solver's time (the tree's building and NashConv evaluations not counted)
+PPO_MINUTES = 0.4 if SMALL else 4        # the whole training run, warm start and final evaluation included
+EVALS = 3 if SMALL else 8                # PPO checkpoints evaluated"""),
+    new_markdown_cell("""## The game tree and the fixed baselines
 
-The heuristic as a policy of the game (every player the same agent). Uniform random play's
-NashConv on this variant is 2.675 ([docs/openspiel.md](../docs/openspiel.md); its stochastic policy
-takes a minute or two to walk)."""),
-    new_code_cell("""baseline = {"random": 2.675}
-for name, agent in (("heuristic", HeuristicAgent),):
-    res = nash_conv_of_agents(rules, [agent(rules) for _ in range(rules.players)])
+The tree is built once (every deal, every decision) and shared by the solvers and the baselines'
+NashConv."""),
+    new_code_cell("""t0 = time.perf_counter()
+tree = game_tree(rules)
+print(f"{tree.n_decisions:,} decisions, {tree.n_infosets:,} information states: built in "
+      f"{time.perf_counter() - t0:.1f} s")
+baseline = {}
+for name, agent in (("heuristic", HeuristicAgent), ("greedy", GreedyAgent), ("random", RandomAgent)):
+    res = nash_conv_of_tree(tree, [agent(rules) for _ in range(rules.players)])
     baseline[name] = res.nash_conv
     gains = [round(g, 3) for g in res.gains]
-    print(f"{name:10s} NashConv {res.nash_conv:.3f}  gains {gains}  ({res.seconds:.0f} s)")"""),
-    new_markdown_cell("""## MCCFR
+    print(f"{name:10s} NashConv {res.nash_conv:.3f}  gains {gains}  ({res.seconds:.1f} s)")"""),
+    new_markdown_cell("""## CFR+ and MCCFR
 
-External-sampling MCCFR: each iteration samples one deal and the others' actions and updates the
-regrets of one player's information sets; its average policy converges to an equilibrium in
-two-player zero-sum games (three players have no such guarantee, NashConv still says how far it is)."""),
-    new_code_cell("""solver = external_sampling_mccfr.ExternalSamplingSolver(game)
-mccfr_curve, spent, iterations = [], 0.0, 0
-for k in range(1, EVALS + 1):
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < MCCFR_SECONDS / EVALS:
-        solver.iteration()
-        iterations += 1
-    spent += time.perf_counter() - t0
-    nc = exploitability.nash_conv(game, solver.average_policy())
-    mccfr_curve.append((spent, nc))
-    print(f"MCCFR {spent:6.1f} s, {iterations:6d} iterations: NashConv {nc:.3f}")"""),
+Both keep regrets at the tree's information states (a player's sequence of observations) and
+report the NashConv of their average policy, measured after 1, 2, 4, 8, ... iterations by the
+exact best response (its time not counted). CFR+ converges to an equilibrium in two-player
+zero-sum games; three players have no such guarantee, NashConv still says how far each is."""),
+    new_code_cell("""curves = {}
+for algorithm in ("cfr+", "mccfr"):
+    res = solve(rules, seconds=SOLVER_SECONDS, tree=tree, algorithm=algorithm, seed=0)
+    curves[algorithm] = [(p.seconds, p.nash_conv) for p in res.curve]
+    last = res.curve[-1]
+    first_below = next((p for p in res.curve if p.nash_conv < baseline["heuristic"] / 100), None)
+    when = f"{first_below.seconds:.2f} s" if first_below else "not within the budget"
+    print(f"{algorithm:6s} {last.iteration:>9,} iterations in {last.seconds:5.1f} s: NashConv {last.nash_conv:.5f};"
+          f" below 1% of the heuristic's after {when}")"""),
     new_markdown_cell("""## PPO
 
-The project's training (`training.train.train`, as `president train --preset micro_revolution`), with a
+The project's training (`training.train.train`, as `president train --preset tiny_revolution`: the
+zoo's recipe, a warm start that imitates the heuristic, then PPO in self-play against a pool), with a
 checkpoint (and its agent file) every few thousand learner decisions; the time of a checkpoint is
-when its file was written, from the start of the run."""),
+when its file was written, from the start of the run. Each checkpoint's NashConv is exact, over the
+tree cut to its (deterministic) profile."""),
     new_code_cell("""from training.train import TrainArgs, train
 
 out = Path(tempfile.mkdtemp(prefix="president_nb04_"))
 t_start = time.time()
 result = train(TrainArgs(preset=VARIANT, minutes=PPO_MINUTES, out=str(out), force=True, seed=0,
-                         final_deals=50, checkpoint_every=1000 if SMALL else 4000, progress=False))
+                         final_deals=50, checkpoint_every=2000 if SMALL else 20000, progress=False))
 files = sorted(out.glob("checkpoints/*.agent.safetensors"), key=lambda f: f.stat().st_mtime)
 files = files[:: max(1, len(files) // EVALS)][-EVALS:] + [Path(result.agent_path)]
 ppo_curve = []
@@ -517,20 +523,24 @@ for f in files:
     ppo_curve.append((seconds, res.nash_conv))
     print(f"PPO {seconds:6.1f} s ({f.name}): NashConv {res.nash_conv:.3f}")"""),
     new_code_cell("""fig, ax = plt.subplots(figsize=(7, 4))
-ax.plot(*zip(*mccfr_curve), "o-", label="MCCFR (external sampling), average policy")
+ax.plot(*zip(*curves["cfr+"]), "o-", label="CFR+, average policy")
+ax.plot(*zip(*curves["mccfr"]), "^-", label="MCCFR (external sampling), average policy")
 ax.plot(*zip(*ppo_curve), "s-", label="PPO (president train), checkpoints")
-ax.axhline(baseline["heuristic"], color="C2", ls="--", label="heuristic")
+ax.axhline(baseline["heuristic"], color="C3", ls="--", label="heuristic")
+ax.axhline(baseline["greedy"], color="C4", ls="-.", label="greedy")
 ax.axhline(baseline["random"], color="grey", ls=":", label="uniform random")
-ax.set_xlabel("training time (s)")
+ax.axhline(baseline["heuristic"] / 100, color="C3", ls=":", lw=0.8, label="1% of the heuristic's")
+ax.set_xscale("log")
+ax.set_yscale("symlog", linthresh=1e-4)
+ax.set_xlabel("training time (s, log)")
 ax.set_ylabel("NashConv (points a hand)")
 ax.set_title(f"Exploitability on {VARIANT} (one hand, 3 players)")
-ax.legend()
+ax.legend(fontsize=8)
 fig.tight_layout()
 if not SMALL:
     fig.savefig(Path("..") / "docs" / "img" / "exploitability.png", dpi=110)
 plt.show()"""),
 ]
-
 
 NOTEBOOKS = {
     "01_rules_and_variants.ipynb": NB01,

@@ -1,8 +1,8 @@
 """Small variants of President made for exact game-theoretic analysis (OpenSpiel's NashConv, CFR).
 
 They are not presets of the rule book (``president variants`` does not list them, and the zoo,
-golden records and tournaments cover the rule book's presets only): each is three players and a
-pack of six to nine cards, so that the whole single-hand game tree, every deal included, fits in
+golden records and tournaments cover the rule book's presets only): each is three players (one
+four) and a pack of six to nine cards, so that the whole single-hand game tree, every deal included, fits in
 a few seconds (``micro``) to a few minutes (``tiny``) of plain Python, and in a fraction of a second
 to seconds of the compiled best response (:mod:`agents.nash_conv`). The ``tiny`` family has the
 house rules that change the strategy most as variants: ``_locks`` (a pass locks you out of the
@@ -15,7 +15,8 @@ information sets in a hand. ``tiny``: four kings and four aces, 3/3/2 cards: 256
 and 7,392 information sets (``tiny_revolution``, where equal ranks beat, has 2,042,628 and 50,052).
 ``tiny_joker`` adds a joker to ``tiny`` (9 cards, 3 each): 3,340,620 decisions and 30,468
 information sets, seconds for the compiled best response; the heuristic is exploitable there
-without a revolution.
+without a revolution. ``tiny4_joker`` deals those 9 cards to four players (3/2/2/2): 22,993,056
+decisions and 356,656 information sets, a minute to build the tree.
 
 Every name gives a :class:`Rules` through :func:`small_variant` (or :func:`variant_rules`, which also
 takes the rule book's presets); the OpenSpiel game takes them as ``president(preset=micro)``.
@@ -45,6 +46,7 @@ SMALL_VARIANT_TABLE: dict[str, tuple[str, dict[str, Any]]] = {
     "tiny_trumps": ("tiny, aces are trumps (end the trick)", {**_TINY, **_TRUMPS}),
     "tiny_revolution": ("tiny, equal ranks beat, four singles of a rank in a row revolt", {**_TINY, **_REVOLUTION}),
     "tiny_joker": ("tiny and a joker (high): 9 cards, 3 each", {**_TINY, "jokers": 1}),
+    "tiny4_joker": ("tiny_joker for 4 players: 9 cards, 3/2/2/2", {**_TINY, "jokers": 1, "players": 4}),
 }
 SMALL_VARIANTS: tuple[str, ...] = tuple(SMALL_VARIANT_TABLE)
 

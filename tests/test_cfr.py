@@ -174,3 +174,50 @@ def test_cfr_on_tiny_revolution_beats_the_heuristic_a_hundredfold(tmp_path: Path
     assert res.curve[-1].nash_conv < 0.019
     agent = CfrAgent(write_cfr_file(tmp_path / "t.cfr.safetensors", res), rules)
     assert nash_conv_of_agents(rules, [agent] * 3).nash_conv < 0.05      # 0.016 measured: aliased observations
+
+
+# --------------------------------------------------------------------------- MCCFR (external sampling)
+def test_mccfr_on_the_hand_game_reaches_its_equilibrium() -> None:
+    """Sampled walks find the betting game's equilibrium too: the bluff a third of the time, the call two thirds."""
+    tree = _hand_tree()
+    res = solve(tree.rules, iterations=40_000, every=20_000, tree=tree, algorithm="mccfr", seed=1)
+    assert res.algorithm == "mccfr" and [p.iteration for p in res.curve] == [20_000, 40_000]
+    assert res.curve[-1].nash_conv < 0.02
+    pol = res.average_policy()
+    assert pol[res.iset_off[0] + 1] == pytest.approx(1.0, abs=0.02)
+    assert pol[res.iset_off[1] + 1] == pytest.approx(1 / 3, abs=0.05)
+    assert pol[res.iset_off[2] + 1] == pytest.approx(2 / 3, abs=0.05)
+
+
+def test_mccfr_on_micro_converges_and_is_seeded(tmp_path: Path) -> None:
+    rules = small_variant("micro")
+    tree = game_tree(rules)
+    a = solve(rules, iterations=20_000, every=2_000, tree=tree, algorithm="mccfr", seed=7)
+    assert a.curve[0].nash_conv > a.curve[-1].nash_conv and a.curve[-1].nash_conv < 0.01
+    b = solve(rules, iterations=20_000, every=2_000, tree=tree, algorithm="mccfr", seed=7)
+    assert np.array_equal(a.avg_sum, b.avg_sum) and np.array_equal(a.regret, b.regret)     # same seed, same run
+    c = solve(rules, iterations=20_000, every=20_000, tree=tree, algorithm="mccfr", seed=8)
+    assert not np.array_equal(a.avg_sum, c.avg_sum)                                          # another seed
+    agent = CfrAgent(write_cfr_file(tmp_path / "m.cfr.safetensors", a), rules)
+    assert agent.meta["algorithm"] == "mccfr" and agent.meta["iterations"] == 20_000
+    assert nash_conv_of_agents(rules, [agent] * 3).nash_conv == pytest.approx(a.curve[-1].nash_conv, abs=1e-9)
+
+
+def test_mccfr_refuses_bad_arguments() -> None:
+    rules = small_variant("micro")
+    with pytest.raises(ValueError, match="algorithm must be one of cfr\\+, mccfr"):
+        solve(rules, iterations=1, algorithm="dcfr")
+    for seed in (-1, 2**32, 1.5, True):
+        with pytest.raises(ValueError, match="seed must be an integer"):
+            solve(rules, iterations=1, algorithm="mccfr", seed=seed)
+
+
+def test_cli_cfr_mccfr(tmp_path: Path, capsys) -> None:  # noqa: ANN001 - pytest's capsys fixture
+    out = tmp_path / "m.cfr.safetensors"
+    code, _ = run_cli(["cfr", "--preset", "micro", "--iterations", "4096", "--algorithm", "mccfr", "--seed", "3",
+                       "--out", str(out)], capsys)
+    assert code == 0 and read_cfr_file(out, small_variant("micro"))[0]["algorithm"] == "mccfr"
+    for bad in (["--seed", "-1"], ["--seed", "x"], ["--algorithm", "dcfr"]):
+        code, err = run_cli(["cfr", "--preset", "micro", "--iterations", "4", "--out", str(tmp_path / "z"), *bad],
+                            capsys)
+        assert code == 2 and bad[0] in err and not (tmp_path / "z").exists()

@@ -408,7 +408,7 @@ def test_small_variants_are_rules_and_unknown_names_list_both_kinds():
 
     for name in SMALL_VARIANTS:
         r = small_variant(name)
-        assert r.players == 3 and r.n_cards in (6, 8, 9) and r.name == name
+        assert r.players == (4 if name == "tiny4_joker" else 3) and r.n_cards in (6, 8, 9) and r.name == name
         assert variant_rules(name) == r
     assert variant_rules("daifugo") == preset("daifugo")
     assert small_variant("tiny_locks").pass_rule == "locks_out" and small_variant("tiny").pass_rule == "may_replay"
