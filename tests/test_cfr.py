@@ -221,3 +221,18 @@ def test_cli_cfr_mccfr(tmp_path: Path, capsys) -> None:  # noqa: ANN001 - pytest
         code, err = run_cli(["cfr", "--preset", "micro", "--iterations", "4", "--out", str(tmp_path / "z"), *bad],
                             capsys)
         assert code == 2 and bad[0] in err and not (tmp_path / "z").exists()
+
+
+def test_cfr_agent_nash_conv_is_the_same_by_openspiel(tmp_path: Path) -> None:
+    """OpenSpiel's best response reads the cfr: agent's probabilities too (not its sampled choice)."""
+    pytest.importorskip("pyspiel", reason='OpenSpiel is not installed: pip install -e ".[openspiel]"')
+    from agents.exploitability import nash_conv_of_agents as openspiel_nash_conv
+
+    rules = small_variant("micro")
+    res = solve(rules, iterations=6)                     # a stochastic policy, far from pure
+    agent = CfrAgent(write_cfr_file(tmp_path / "m.cfr.safetensors", res), rules)
+    ours = nash_conv_of_agents(rules, [agent] * 3)
+    theirs = openspiel_nash_conv(rules, [agent] * 3)
+    assert 0.01 < ours.nash_conv
+    assert ours.nash_conv == pytest.approx(theirs.nash_conv, abs=1e-9)
+    assert ours.gains == pytest.approx(theirs.gains, abs=1e-9)
