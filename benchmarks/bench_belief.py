@@ -12,6 +12,12 @@ likelihood of a proposal, the acceptance rate rejection sampling against the bou
 
     python benchmarks/bench_belief.py                                 # the held-out seed, every table
     python benchmarks/bench_belief.py --presets president --players heuristic --games 20 --seed 7
+
+With ``--search SPECS`` it plays instead: each ``search`` spec as player 0 against three heuristics on the same
+seeded first hands, deciding one decision at a time with its view of the hand (``act_with_history``), and prints
+its points a hand, the difference from the first spec (paired by deal) and its CPU time a decision:
+
+    python benchmarks/bench_belief.py --search search,search:belief=heuristic,search:belief=zoo:PRESET
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from agents.belief import (
     holder_log_prob,
     network_model,
 )
-from agents.registry import make_agent
+from agents.registry import make_agent, split_specs
 from president_env.core import OVER, PLAY, current_player, init, observe, preset, step_inplace
 from president_env.core.resample import worlds_from_observation
 
@@ -92,6 +98,53 @@ def score_games(rules, decisions, models: dict, proposals: int, seed: int, alpha
     return res
 
 
+def play_search(rules, spec: str, games: int, seed: int) -> tuple[np.ndarray, float, float, int]:
+    """``spec`` as player 0 against three heuristics on ``games`` seeded first hands: its points per hand, CPU ms a
+    decision and a searched decision, and the decisions dealt from a weighted belief."""
+    st = init(rules, batch_size=games, seed=seed)
+    agent = make_agent(spec, rules)
+    heur = make_agent("heuristic", rules)
+    rng = np.random.default_rng(seed)
+    rec = HistoryRecorder(rules, 0, games)
+    while not (st.phase == OVER).all():
+        live = st.phase != OVER
+        player = current_player(st)
+        acts = np.zeros(games, np.int64)
+        others = np.flatnonzero(live & (player != 0))
+        if others.size:
+            sub = st.take(others)
+            acts[others] = heur.act(observe(rules, sub, player[others]), sub.legal, rng)
+        for b in np.flatnonzero(live & (player == 0)).tolist():     # one decision at a time
+            one = st.take([b])
+            acts[b] = agent.act_with_history(observe(rules, one, 0), one.legal, rng, [rec.histories[b]])[0]
+        rec.record(st, acts, where=live)
+        step_inplace(rules, st, acts, where=live)
+    points = np.asarray(rules.points, dtype=np.float64)[st.last_finish[:, 0].astype(np.int64)]
+    s = agent.stats
+    return points, 1e3 * s.cpu_seconds / max(s.decisions, 1), 1e3 * s.cpu_seconds / max(s.searched, 1), s.believed
+
+
+def search_table(presets: list[str], specs: list[str], games: int, seed: int) -> list[dict]:
+    """Print and return one row per preset and search spec (``PRESET`` in a spec is the preset's name)."""
+    print(f"seed {seed}, {games} first hands, the search as player 0 against three heuristics")
+    print("| preset | spec | points a hand [95%] | difference from the first [95%] | ms a decision | "
+          "ms a searched one | dealt from the belief |")
+    print("|---|---|---|---|---:|---:|---:|")
+    rows = []
+    for name in presets:
+        rules = preset(name).replace(hands_per_session=1)
+        first = None
+        for spec in specs:
+            pts, per, per_s, believed = play_search(rules, spec.replace("PRESET", name), games, seed)
+            first = pts if first is None else first
+            (m, h), (d, hd) = ci(pts), ci(pts - first)
+            rows.append({"preset": name, "spec": spec, "points": m, "ci95": h, "difference": d, "diff_ci95": hd,
+                         "ms": per, "ms_searched": per_s, "believed": believed})
+            print(f"| {name} | `{spec}` | {m:+.3f} [{m - h:+.3f}, {m + h:+.3f}] | {d:+.3f} [{d - hd:+.3f}, "
+                  f"{d + hd:+.3f}] | {per:.1f} | {per_s:.1f} | {believed} |", flush=True)
+    return rows
+
+
 def ci(x: np.ndarray) -> tuple[float, float]:
     """The mean and the half-width of its 95% interval (normal)."""
     x = np.asarray(x, dtype=np.float64)
@@ -111,7 +164,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--temperature", type=float, default=4.0, help="the zoo model's softmax temperature")
     ap.add_argument("--alpha", type=float, default=0.5, help="smoothing, in worlds")
     ap.add_argument("--prior", type=float, default=2.0, help="worlds' worth of the plain share mixed in")
+    ap.add_argument("--search", default="", help="search specs to play instead (PRESET: the preset's name)")
     args = ap.parse_args(argv)
+    if args.search:
+        return search_table(args.presets.split(","), split_specs(args.search), args.games, args.seed)
     rows = []
     print(f"seed {args.seed}, {args.games} first hands a table, {args.proposals} worlds a decision, "
           f"eps {args.eps}, temperature {args.temperature}, alpha {args.alpha}, prior {args.prior}")
