@@ -79,6 +79,12 @@ class HistoryRecorder:
         self.histories = [PublicHistory() for _ in range(batch_size)]
         self._hand = np.full(batch_size, -1, np.int64)
 
+    def keep(self, idx: np.ndarray) -> None:
+        """Keep only the games ``idx`` (in that order), as a batch dropping its finished games does."""
+        idx = np.asarray(idx, dtype=np.int64)
+        self.histories = [self.histories[i] for i in idx.tolist()]
+        self.observers, self._hand = self.observers[idx], self._hand[idx]
+
     def record(self, state: State, actions: np.ndarray, where: np.ndarray | None = None) -> None:
         """Note the plays about to be made (``where``: only those games step)."""
         B = state.batch_size

@@ -15,6 +15,10 @@ For each decision with more than one legal action the agent
    candidates); where search cannot tell moves apart it plays the heuristic's choice
    (``fallback=policy``: the rollout policy's choice, first candidate and fallback alike).
 
+``belief=heuristic`` (or a network spec, ``belief=zoo:president``) deals step 1's worlds from the
+weighted belief of :mod:`agents.belief` instead, when the caller gives each row's view of the hand's
+plays (:meth:`SearchAgent.act_with_history`); without it (``act``, the arena) the worlds are uniform.
+
 ``rollouts`` caps the rollouts of one decision (worlds x candidates): with more
 candidates than it allows at ``worlds`` worlds, fewer worlds are used (at least 2).
 ``stats`` counts decisions, searched decisions and rollouts, so a budget can be checked

@@ -81,3 +81,17 @@ def test_bad_belief_settings_are_named():
     with pytest.raises(ValueError, match="histories"):
         agent.act_with_history(observe(rules, st, current_player(st)), st.legal, np.random.default_rng(0),
                                [PublicHistory()])
+
+
+def test_the_arena_hands_a_belief_search_the_plays_and_stays_the_same_for_any_batch():
+    from agents.arena import run_tournament
+
+    rules = preset("president")
+    results = []
+    for batch in (1, 64):
+        agent = make_agent("search:belief=heuristic,proposals=16,worlds=4", rules)
+        r = run_tournament(rules, [agent, "heuristic", "heuristic", "heuristic"], deals=2, seed=9,
+                           rotations="cyclic", hands_per_session=2, batch_size=batch, rating=False)
+        assert 0 < agent.stats.believed <= agent.stats.searched
+        results.append(np.asarray(r.per_deal_points))
+    np.testing.assert_array_equal(results[0], results[1])
