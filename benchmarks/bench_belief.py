@@ -36,14 +36,16 @@ from agents.belief import (
     network_model,
 )
 from agents.registry import make_agent, split_specs
-from president_env.core import OVER, PLAY, current_player, init, observe, preset, step_inplace
+from president_env.core import OVER, PLAY, Rules, current_player, init, observe, preset, step_inplace
 from president_env.core.resample import worlds_from_observation
 
 #: fixed before any run and used for nothing else (the tuning seed is 7)
 HELD_OUT_SEED = 20261206
+#: one decision to score: player 0's history, its observation, the true hidden cards
+Decision = tuple[PublicHistory, np.ndarray, np.ndarray]
 
 
-def play_games(rules, spec: str, games: int, seed: int) -> list[list[tuple[PublicHistory, np.ndarray, np.ndarray]]]:
+def play_games(rules: Rules, spec: str, games: int, seed: int) -> list[list[Decision]]:
     """Per game, player 0's play decisions after the hand's first play: (its history, its observation, the true
     hidden cards in the worlds' seat numbering)."""
     st = init(rules, batch_size=games, seed=seed)
@@ -70,7 +72,7 @@ def play_games(rules, spec: str, games: int, seed: int) -> list[list[tuple[Publi
     return out
 
 
-def score_games(rules, decisions, models: dict, proposals: int, seed: int, alpha: float,
+def score_games(rules: Rules, decisions: list, models: dict, proposals: int, seed: int, alpha: float,
                 prior: float) -> dict[str, dict]:
     """Per belief: per-game mean score, mean ESS and mean acceptance (lists over games), and CPU seconds."""
     res = {name: {"game": [], "ess": [], "accept": [], "cpu": 0.0} for name in models}
@@ -98,7 +100,7 @@ def score_games(rules, decisions, models: dict, proposals: int, seed: int, alpha
     return res
 
 
-def play_search(rules, spec: str, games: int, seed: int) -> tuple[np.ndarray, float, float, int]:
+def play_search(rules: Rules, spec: str, games: int, seed: int) -> tuple[np.ndarray, float, float, int]:
     """``spec`` as player 0 against three heuristics on ``games`` seeded first hands: its points per hand, CPU ms a
     decision and a searched decision, and the decisions dealt from a weighted belief."""
     st = init(rules, batch_size=games, seed=seed)
