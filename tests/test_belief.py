@@ -19,6 +19,7 @@ from agents.belief import (
 from agents.heuristic import HeuristicAgent
 from agents.registry import make_agent
 from president_env.core import OVER, PLAY, current_player, init, observe, preset, step_inplace, tables
+from president_env.core import PRESETS as ALL_PRESETS
 from president_env.core import observation as O
 from president_env.core.resample import resample, worlds_from_observation
 
@@ -100,6 +101,25 @@ def test_the_true_world_fits_in_hands_after_an_exchange():
     for hist, now, true, seen in later[::4]:
         best = sum(np.log1p(-0.2) for _, m in seen if m.sum() > 1)
         assert history_log_likelihood(rules, hist, true, now, model)[0] == pytest.approx(best)
+
+
+@pytest.mark.parametrize("name", [p for p in ALL_PRESETS if not preset(p).poker])
+def test_the_true_world_fits_every_preset_in_whole_sessions(name):
+    """Every rule book preset but the poker one, exchanges included: the true deal, rebuilt and replayed, gives
+    the heuristic's every play its most likely action."""
+    rules = preset(name).replace(hands_per_session=2)
+    model = heuristic_model(rules, 0.2)
+    for hist, now, true, seen in play(rules, games=2, seed=1)[::6]:
+        best = sum(np.log1p(-0.2) for _, m in seen if m.sum() > 1)
+        assert history_log_likelihood(rules, hist, true, now, model)[0] == pytest.approx(best)
+
+
+def test_poker_rules_are_refused_by_name():
+    rules = preset("rich_man_poor_man")
+    st = init(rules, batch_size=1, seed=0)
+    with pytest.raises(ValueError, match="rich_man_poor_man"):
+        weigh_worlds(rules, PublicHistory(), observe(rules, st, current_player(st))[0], 4, np.random.default_rng(0),
+                     None)
 
 
 @pytest.mark.parametrize("name", PRESETS)
