@@ -179,6 +179,11 @@ def rewind(rules: Rules, history: PublicHistory, worlds: State, now: np.ndarray)
     else:                                         # kinds only: any ids of each kind, seat by seat
         counts = worlds.counts.astype(np.int64) + by_kind[None]
         counts[:, 0] = st.counts[:, 0]
+        if rules.president_must_win:              # cards discarded since: the fallen President's hand
+            gone = np.maximum(worlds.discarded.astype(np.int64) - st.discarded.astype(np.int64), 0)
+            fallen = np.argmax(st.social == 0, axis=1)
+            other = (st.social == 0).any(axis=1) & (fallen != 0)     # the player's own hand it knew
+            counts[np.arange(M), fallen] += np.where(other[:, None], gone, 0)
         cum = np.cumsum(counts, axis=1)                                         # (M, P, K)
         first = np.searchsorted(kind, np.arange(t.n_kinds))
         within = np.arange(t.n_cards) - first[kind]                            # (C,)

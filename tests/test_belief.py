@@ -52,6 +52,7 @@ def play(rules, games: int, seed: int, resampled: bool = False):
                 true = worlds_from_observation(rules, now[None], 1, np.random.default_rng(0))
                 true.hands[0] = st.hands[b][order]
                 true.counts[0] = st.counts[b][order]
+                true.discarded[0] = st.discarded[b]
                 out.append((rec.histories[b].copy(), now, true, list(seen[b])))
         fed = st
         if resampled:       # the hidden hands dealt again: the observer's view (and the plays) unchanged
@@ -110,6 +111,16 @@ def test_the_true_world_fits_every_preset_in_whole_sessions(name):
     rules = preset(name).replace(hands_per_session=2)
     model = heuristic_model(rules, 0.2)
     for hist, now, true, seen in play(rules, games=2, seed=1)[::6]:
+        best = sum(np.log1p(-0.2) for _, m in seen if m.sum() > 1)
+        assert history_log_likelihood(rules, hist, true, now, model)[0] == pytest.approx(best)
+
+
+def test_the_fallen_presidents_discarded_hand_goes_back_to_it():
+    rules = preset("hamish_allan").replace(hands_per_session=3)       # president_must_win
+    model = heuristic_model(rules, 0.2)
+    after = [x for x in play(rules, games=8, seed=2) if x[2].discarded.sum() > 0]
+    assert after
+    for hist, now, true, seen in after[::3]:
         best = sum(np.log1p(-0.2) for _, m in seen if m.sum() > 1)
         assert history_log_likelihood(rules, hist, true, now, model)[0] == pytest.approx(best)
 
