@@ -72,6 +72,7 @@ from president_env.core import OVER, Rules, current_player, init, make_keys, obs
 from president_env.core.kernel.jit import njit
 
 from .base import Agent
+from .belief import HistoryRecorder
 from .registry import make_agent
 
 Z95 = 1.959963984540054
@@ -312,6 +313,9 @@ def _play_chunk(rules: Rules, keys: np.ndarray, gidx: np.ndarray, ent_of_player:
     for i, cl in enumerate(callers):
         lut[i, cl.entrants] = True
     gens: list[dict[int, np.random.Generator]] = [{} for _ in callers]
+    # a search dealing from a weighted belief is handed each row's view of the hand's plays
+    wants = [getattr(cl.agent, "belief_model", None) is not None for cl in callers]
+    recs = [HistoryRecorder(rules, p, len(gidx)) for p in range(rules.players)] if any(wants) else []
     t = 0
     while True:
         B = len(gidx)
@@ -340,9 +344,18 @@ def _play_chunk(rules: Rules, keys: np.ndarray, gidx: np.ndarray, ent_of_player:
                 if gen is None:
                     gen = gens[i][d] = deal_generator(draw_keys[d, e])
                 rngs.append(gen)
+            if wants[i]:        # one call per deal, as act_grouped's default makes
+                bounds = np.r_[starts, idx.size]
+                for k, gen in enumerate(rngs):
+                    rows = idx[bounds[k]:bounds[k + 1]]
+                    hist = [recs[int(cur[j])].histories[j] for j in rows.tolist()]
+                    actions[rows] = cl.agent.act_with_history(obs[rows], st.legal[rows], gen, hist)
+                continue
             actions[idx] = cl.agent.act_grouped(obs[idx], st.legal[idx], rngs, np.r_[starts, idx.size])
         t += 1
         tally.decisions += int(live.sum())
+        for rec in recs:
+            rec.record(st, actions, where=live)
         step_inplace(rules, st, actions)
         ho = np.flatnonzero(st.hand_over)
         if ho.size:
@@ -361,6 +374,8 @@ def _play_chunk(rules: Rules, keys: np.ndarray, gidx: np.ndarray, ent_of_player:
             keep = np.flatnonzero(~done)
             st = st.take(keep)
             gidx, ent_of_player, done = gidx[keep], ent_of_player[keep], done[keep]
+            for rec in recs:
+                rec.keep(keep)
 
 
 def run_tournament(

@@ -49,7 +49,7 @@ SEARCH = "search"
 ISMCTS = "ismcts"
 #: search settings that may name another agent (``search:policy=zoo:president``): the registry builds it, so that
 #: :mod:`agents.search` never imports this module (imports run one way: registry -> search)
-SEARCH_AGENT_SETTINGS = ("policy", "fallback")
+SEARCH_AGENT_SETTINGS = ("policy", "fallback", "belief")
 
 
 def agent_names() -> list[str]:

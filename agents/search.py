@@ -15,6 +15,10 @@ For each decision with more than one legal action the agent
    candidates); where search cannot tell moves apart it plays the heuristic's choice
    (``fallback=policy``: the rollout policy's choice, first candidate and fallback alike).
 
+``belief=heuristic`` (or a network spec, ``belief=zoo:president``) deals step 1's worlds from the
+weighted belief of :mod:`agents.belief` instead, when the caller gives each row's view of the hand's
+plays (:meth:`SearchAgent.act_with_history`); without it (``act``, the arena) the worlds are uniform.
+
 ``rollouts`` caps the rollouts of one decision (worlds x candidates): with more
 candidates than it allows at ``worlds`` worlds, fewer worlds are used (at least 2).
 ``stats`` counts decisions, searched decisions and rollouts, so a budget can be checked
@@ -35,6 +39,7 @@ from president_env.core.state import State
 
 from .agent_file import one_blas_thread
 from .base import Agent, PolicyAgent
+from .belief import PolicyModel, PublicHistory, belief_worlds, heuristic_model, network_model
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
 from .random_agent import RandomAgent
@@ -55,6 +60,10 @@ SETTINGS: dict[str, tuple[type, object, float, float, str]] = {
     "prior": (str, "heuristic", 0, 0, "how candidates are chosen: heuristic (the heuristic's choice, greedy's, pass, "
               "the strongest play, then the weakest first), or policy (the rollout policy's most likely actions first; "
               "it must be a network: zoo:NAME, ppo:FILE)"),
+    "belief": (str, "uniform", 0, 0, "how the worlds are dealt: uniform, heuristic (weighted by the likelihood of the "
+               "opponents' plays this hand under the heuristic), or a network spec such as zoo:president (under it); "
+               "a weighted belief needs the hand's plays (act_with_history), and deals uniformly without them"),
+    "proposals": (int, 256, 1, 65536, "worlds dealt and weighed per decision for a weighted belief"),
 }
 #: the most rollouts one decision may take (worlds x actions, or rollouts): one game state each, in memory at once
 MAX_BUDGET = 65536
@@ -69,6 +78,7 @@ class SearchStats:
     rollouts: int = 0
     max_rollouts: int = 0
     cpu_seconds: float = 0.0     # process CPU time spent choosing (not wall time: other work does not count)
+    believed: int = 0            # searched decisions whose worlds were drawn from a weighted belief
 
 
 def parse_settings(text: str) -> dict[str, object]:
@@ -101,10 +111,11 @@ class SearchAgent(Agent):
 
     def __init__(self, rules: Rules, worlds: int = 8, actions: int = 5, rollouts: int = 0, z: float = 1.0,
                  policy: str | Agent = "heuristic", batch: int = 4096, fallback: str | Agent = "heuristic",
-                 prior: str = "heuristic", name: str | None = None) -> None:
+                 prior: str = "heuristic", belief: str | Agent = "uniform", proposals: int = 256,
+                 name: str | None = None) -> None:
         super().__init__(rules)
         for key, value in (("worlds", worlds), ("actions", actions), ("rollouts", rollouts), ("z", z),
-                           ("batch", batch)):
+                           ("batch", batch), ("proposals", proposals)):
             kind, _, low, high, _ = SETTINGS[key]
             if isinstance(value, bool) or not isinstance(value, int | float) or (
                     kind is int and (not np.isfinite(value) or value != int(value))):
@@ -161,6 +172,9 @@ class SearchAgent(Agent):
             self.fallback = self.policy
         else:
             self.fallback = fallback_agent
+        self.belief_name, self.belief_model = _belief(rules, belief)
+        self.proposals = int(proposals)
+        self._histories: list[PublicHistory] | None = None
         self.greedy = GreedyAgent(rules)
         self.stats = SearchStats()
         if name:
@@ -176,16 +190,30 @@ class SearchAgent(Agent):
         s = self.stats
         per = 1e3 * s.cpu_seconds / max(s.decisions, 1)
         per_searched = 1e3 * s.cpu_seconds / max(s.searched, 1)
-        return (f"{self.name}: {s.decisions} decisions ({s.searched} searched), {s.rollouts} rollouts "
+        believed = f", {s.believed} dealt from the {self.belief_name} belief" if self.belief_model else ""
+        return (f"{self.name}: {s.decisions} decisions ({s.searched} searched{believed}), {s.rollouts} rollouts "
                 f"(at most {s.max_rollouts} a decision, budget {self.budget()}), {per:.1f} ms CPU a decision "
                 f"({per_searched:.1f} ms a searched one)")
+
+    def act_with_history(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator,
+                         histories: list[PublicHistory]) -> np.ndarray:
+        """:meth:`act` with each row's view of the hand's plays (``agents.belief.HistoryRecorder``), from which a
+        weighted ``belief`` deals its worlds; under ``belief=uniform`` the same as :meth:`act`."""
+        if not isinstance(histories, list | tuple) or len(histories) != np.asarray(obs).shape[0] or not all(
+                isinstance(h, PublicHistory) for h in histories):
+            raise ValueError(f"{self.name}: histories must be one agents.belief.PublicHistory per observation row")
+        self._histories = list(histories)
+        try:
+            return self.act(obs, mask, rng)
+        finally:
+            self._histories = None
 
     def merge_work(self, copies: list[SearchAgent]) -> None:
         """Add the work of ``copies`` of this agent, each taken as it is now and then played elsewhere (the Ray
         tournament's tasks), to this agent's counters, as if it had played their decisions itself."""
         before = SearchStats(**self.stats.__dict__)
         for c in copies:
-            for f in ("decisions", "searched", "rollouts", "cpu_seconds"):
+            for f in ("decisions", "searched", "rollouts", "cpu_seconds", "believed"):
                 setattr(self.stats, f, getattr(self.stats, f) + getattr(c.stats, f) - getattr(before, f))
             self.stats.max_rollouts = max(self.stats.max_rollouts, c.stats.max_rollouts)
 
@@ -207,7 +235,8 @@ class SearchAgent(Agent):
         per_row = max(1, self.batch // self.budget())
         for i in range(0, todo.size, per_row):
             rows = slice(i, i + per_row)
-            out[todo[rows]] = self._search(obs[todo[rows]], cands[rows], rng)
+            hist = None if self._histories is None else [self._histories[j] for j in todo[rows]]
+            out[todo[rows]] = self._search(obs[todo[rows]], cands[rows], rng, hist)
         return out
 
     def _candidates(self, obs: np.ndarray, mask: np.ndarray, base: np.ndarray,
@@ -276,15 +305,16 @@ class SearchAgent(Agent):
         finally:
             self.stats.cpu_seconds += time.process_time() - t0
 
-    def _search(self, obs: np.ndarray, cands: list[list[int]], rng: np.random.Generator) -> np.ndarray:
+    def _search(self, obs: np.ndarray, cands: list[list[int]], rng: np.random.Generator,
+                hist: list[PublicHistory] | None = None) -> np.ndarray:
         """The chosen action of each row (see the module doc)."""
-        plan = self._plan(obs, cands, rng)
+        plan = self._plan(obs, cands, rng, hist)
         return self._decide(cands, plan, self._rollout(plan[0], plan[1], rng))
 
-    def _plan(self, obs: np.ndarray, cands: list[list[int]], rng: np.random.Generator
-              ) -> tuple[State, np.ndarray, np.ndarray, np.ndarray]:
+    def _plan(self, obs: np.ndarray, cands: list[list[int]], rng: np.random.Generator,
+              hist: list[PublicHistory] | None = None) -> tuple[State, np.ndarray, np.ndarray, np.ndarray]:
         """The rollouts of the rows' decisions: (worlds, one per rollout; first actions; candidates a row;
-        worlds a row), the worlds dealt from ``rng``."""
+        worlds a row), the worlds dealt from ``rng`` (from the weighted belief where ``hist`` gives the plays)."""
         R, W = obs.shape[0], self.worlds
         n_c = np.array([len(c) for c in cands])
         if self.rollouts:
@@ -292,7 +322,10 @@ class SearchAgent(Agent):
             n_c = np.minimum(n_c, self.rollouts // w_r)
         else:
             w_r = np.full(R, W)
-        worlds = worlds_from_observation(self.rules, obs, W, rng)
+        if hist is not None and self.belief_model is not None:
+            worlds = State.concat([self._believe(h, obs[r], rng) for r, h in enumerate(hist)])
+        else:
+            worlds = worlds_from_observation(self.rules, obs, W, rng)
         wid, acts = [], []
         for r in range(R):
             for w in range(int(w_r[r])):
@@ -300,6 +333,13 @@ class SearchAgent(Agent):
                     wid.append(r * W + w)
                     acts.append(cands[r][i])
         return worlds.take(np.array(wid)), np.array(acts, dtype=np.int64), n_c, w_r
+
+    def _believe(self, history: PublicHistory, row: np.ndarray, rng: np.random.Generator) -> State:
+        """``worlds`` worlds for one row: drawn by weight from the belief's ``proposals`` once the hand has plays."""
+        if len(history) == 0:
+            return worlds_from_observation(self.rules, row[None], self.worlds, rng)
+        self.stats.believed += 1
+        return belief_worlds(self.rules, history, row, self.worlds, rng, self.belief_model, self.proposals)
 
     def _decide(self, cands: list[list[int]], plan: tuple, values: np.ndarray) -> np.ndarray:
         """The chosen action of each row from its rollouts' values (and the counts of the work)."""
@@ -372,3 +412,22 @@ class SearchAgent(Agent):
                 o = observe(rules, st, current_player(st))
                 actions[choose] = self.policy.act(o[choose], legal[choose], rng)
             step_inplace(rules, st, actions)
+
+
+def _belief(rules: Rules, belief: str | Agent) -> tuple[str, PolicyModel | None]:
+    """The ``belief`` setting's name and policy model (None: uniform worlds)."""
+    if isinstance(belief, Agent):               # a network built by the registry (search:belief=zoo:president)
+        if not isinstance(belief, PolicyAgent):
+            raise ValueError(f"search setting belief: {belief.name} is not a network (zoo:NAME, ppo:FILE)")
+        if belief.rules != rules:
+            raise ValueError(f"search setting belief: {belief.name} was built for other rules")
+        return belief.name, network_model(belief)
+    if belief == "uniform":
+        return belief, None
+    if belief == "heuristic":
+        return belief, heuristic_model(rules)
+    if isinstance(belief, str) and ":" in belief and belief.split(":")[0] != "search":
+        raise ValueError(f"search setting belief={belief!r} is an agent spec: build it first and pass the agent "
+                         f"(agents.registry.make_agent does for the spec search:belief={belief})")
+    raise ValueError(f"search setting belief={belief!r} must be uniform, heuristic, or a network spec such as "
+                     f"zoo:president")

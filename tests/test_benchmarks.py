@@ -100,3 +100,14 @@ def test_bench_nash_conv_reports_both_engines_and_their_ratio(capsys, monkeypatc
     assert rows[0]["decisions"] == 8262 and rows[0]["information_states"] == 348
     assert abs(rows[0]["nash_conv"] - 0.8) < 1e-9 and rows[1]["difference"] < 1e-9
     assert rows[1]["ratio"] > 0 and '"nash_conv"' in capsys.readouterr().out
+
+
+def test_bench_belief_reports_one_row_per_table_and_belief(capsys) -> None:
+    bench = _load("bench_belief")
+    rows = bench.main(["--presets", "president", "--players", "heuristic", "--beliefs", "heuristic",
+                       "--games", "2", "--proposals", "16", "--seed", "7"])
+    assert [(r["preset"], r["players"], r["belief"]) for r in rows] == [("president", "heuristic", "heuristic")]
+    r = rows[0]
+    assert r["decisions"] > 0 and r["uniform"] < 0 and r["weighted"] < 0 and 1 <= r["ess"] <= 16
+    assert r["difference"] == pytest.approx(r["weighted"] - r["uniform"])
+    assert "| president | heuristic | heuristic |" in capsys.readouterr().out

@@ -1,0 +1,97 @@
+"""The search agent's ``belief`` setting: worlds from the weighted belief where the hand's plays are given, the
+default unchanged."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.belief import HistoryRecorder, PublicHistory
+from agents.registry import make_agent
+from agents.search import SearchAgent
+from president_env.core import OVER, current_player, init, observe, preset, step_inplace
+
+
+def play(rules, spec: str, seed: int, games: int = 3, with_history: bool = True):
+    """``spec`` as player 0 against three heuristics; its actions in order, the agent, the final points."""
+    st = init(rules, batch_size=games, seed=seed)
+    agent, heur = make_agent(spec, rules), make_agent("heuristic", rules)
+    rng = np.random.default_rng(seed)
+    rec = HistoryRecorder(rules, 0, games)
+    chosen = []
+    while not (st.phase == OVER).all():
+        live = st.phase != OVER
+        player = current_player(st)
+        acts = np.zeros(games, np.int64)
+        others = np.flatnonzero(live & (player != 0))
+        if others.size:
+            sub = st.take(others)
+            acts[others] = heur.act(observe(rules, sub, player[others]), sub.legal, rng)
+        mine = np.flatnonzero(live & (player == 0))
+        if mine.size:
+            sub = st.take(mine)
+            obs = observe(rules, sub, 0)
+            if with_history:
+                acts[mine] = agent.act_with_history(obs, sub.legal, rng, [rec.histories[b] for b in mine])
+            else:
+                acts[mine] = agent.act(obs, sub.legal, rng)
+            assert sub.legal[np.arange(mine.size), acts[mine]].all()
+            chosen.extend(acts[mine].tolist())
+        rec.record(st, acts, where=live)
+        step_inplace(rules, st, acts, where=live)
+    return chosen, agent, st.points.copy()
+
+
+def test_the_default_and_uniform_play_as_before_with_or_without_the_history():
+    rules = preset("president").replace(hands_per_session=1)
+    plain = play(rules, "search", seed=3, with_history=False)
+    told = play(rules, "search", seed=3)
+    uniform = play(rules, "search:belief=uniform,proposals=16", seed=3)
+    assert plain[0] == told[0] == uniform[0]
+    np.testing.assert_array_equal(plain[2], uniform[2])
+    assert told[1].stats.believed == 0
+    assert "belief" not in told[1].report()
+
+
+@pytest.mark.parametrize("spec", ["search:belief=heuristic,proposals=32", "search:belief=zoo:daifugo,proposals=32"])
+def test_a_weighted_belief_deals_the_worlds_once_the_hand_has_plays(spec):
+    rules = preset("daifugo").replace(hands_per_session=1)
+    a = play(rules, spec, seed=5, games=2)
+    b = play(rules, spec, seed=5, games=2)
+    assert a[0] == b[0]                                    # same seed, same game
+    agent = a[1]
+    assert 0 < agent.stats.believed <= agent.stats.searched
+    assert f"dealt from the {agent.belief_name} belief" in agent.report()
+    c = play(rules, spec, seed=5, games=2, with_history=False)    # without the plays: uniform worlds
+    assert c[1].stats.believed == 0
+
+
+def test_bad_belief_settings_are_named():
+    rules = preset("president")
+    with pytest.raises(ValueError, match="belief='greedy'"):
+        make_agent("search:belief=greedy", rules)
+    with pytest.raises(ValueError, match="belief: heuristic is not a network"):
+        SearchAgent(rules, belief=make_agent("heuristic", rules))
+    with pytest.raises(ValueError, match="belief='zoo:president' is an agent spec"):
+        SearchAgent(rules, belief="zoo:president")
+    with pytest.raises(ValueError, match="proposals"):
+        make_agent("search:belief=heuristic,proposals=0", rules)
+    agent = make_agent("search:belief=heuristic", rules)
+    st = init(rules, batch_size=2, seed=0)
+    with pytest.raises(ValueError, match="histories"):
+        agent.act_with_history(observe(rules, st, current_player(st)), st.legal, np.random.default_rng(0),
+                               [PublicHistory()])
+
+
+def test_the_arena_hands_a_belief_search_the_plays_and_stays_the_same_for_any_batch():
+    from agents.arena import run_tournament
+
+    rules = preset("president")
+    results = []
+    for batch in (1, 64):
+        agent = make_agent("search:belief=heuristic,proposals=16,worlds=4", rules)
+        r = run_tournament(rules, [agent, "heuristic", "heuristic", "heuristic"], deals=2, seed=9,
+                           rotations="cyclic", hands_per_session=2, batch_size=batch, rating=False)
+        assert 0 < agent.stats.believed <= agent.stats.searched
+        results.append(np.asarray(r.per_deal_points))
+    np.testing.assert_array_equal(results[0], results[1])
