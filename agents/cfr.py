@@ -21,11 +21,14 @@ probabilities as tensors, and JSON metadata naming the rules it was solved for (
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import signal
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +49,7 @@ __all__ = ["CfrAgent", "CfrFileError", "CfrPoint", "CfrResult", "observation_key
 SUFFIX = ".cfr.safetensors"
 META_KEY = "president-cfr"
 ALGORITHMS = ("cfr+", "mccfr")
+CHUNK_SECONDS = 1.0     # the longest compiled call between two looks at Ctrl-C
 FORMAT = 1
 MAX_HEADER_BYTES = 1 << 20
 
@@ -259,6 +263,7 @@ class CfrResult:
     seconds: float = 0.0
     curve: list[CfrPoint] = field(default_factory=list)
     algorithm: str = "cfr+"
+    interrupted: bool = False      # stopped by Ctrl-C between two chunks (its last iterations not measured)
 
     def average_policy(self) -> np.ndarray:
         """The average policy, flat per information state (uniform where it was never reached)."""
@@ -326,7 +331,9 @@ def solve(rules: Rules, iterations: int | None = None, seconds: float | None = N
     NashConv of the average policy is measured every ``every`` iterations (``None``: after 1, 2, 4, 8, ...
     iterations) and at the end, each point handed to ``progress`` as it comes; its time is not counted in
     the curve's seconds. ``tree`` (a :func:`~agents.nash_conv.game_tree` of ``rules`` without agents) skips
-    building it."""
+    building it. The compiled iterations run in chunks of about a second; a Ctrl-C (in the main thread) stops
+    the solve between two of them and returns what it has, ``interrupted`` set and its last iterations not
+    measured (a second Ctrl-C raises KeyboardInterrupt)."""
     if algorithm not in ALGORITHMS:
         raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**32:
@@ -345,23 +352,23 @@ def solve(rules: Rules, iterations: int | None = None, seconds: float | None = N
     elif tree.agents is not None:
         raise ValueError("the tree was cut to a profile (game_tree(rules, agents)): CFR needs the whole tree")
     res = _new_result(rules, tree)
-    N, P = tree.returns.shape
-    iset_player = np.zeros(tree.n_infosets, np.int64)
-    dec = tree.player >= 0
-    iset_player[tree.infoset[dec]] = tree.player[dec]
+    N = tree.n_nodes
     res.algorithm = algorithm
     returns = np.ascontiguousarray(tree.returns, np.float64)
+    player = tree.player.astype(np.int64)
     if algorithm == "cfr+":
-        args = (tree.parent, tree.first_child, tree.n_children, tree.child_slot, tree.player.astype(np.int64),
-                returns, tree.root_weight, tree.infoset, res.iset_off, iset_player, res.regret, res.avg_sum,
-                np.zeros(len(res.regret)), np.zeros(len(res.regret)), np.empty(N), np.empty(N), np.empty(N))
+        iset_player = np.zeros(tree.n_infosets, np.int64)      # whose regrets each information state holds
+        iset_player[tree.infoset[player >= 0]] = player[player >= 0]
+        args = (tree.parent, tree.first_child, tree.n_children, tree.child_slot, player, returns, tree.root_weight,
+                tree.infoset, res.iset_off, iset_player, res.regret, res.avg_sum, np.zeros(len(res.regret)),
+                np.zeros(len(res.regret)), np.empty(N), np.empty(N), np.empty(N))
 
         def step(n: int) -> None:
             _cfr_plus(n, res.iterations, *args)
     else:
         roots = np.flatnonzero(tree.parent < 0).astype(np.int64)
         margs = (roots, np.cumsum(tree.root_weight[roots]), tree.first_child, tree.n_children,
-                 tree.player.astype(np.int64), returns, tree.infoset, res.iset_off, res.regret, res.avg_sum,
+                 player, returns, tree.infoset, res.iset_off, res.regret, res.avg_sum,
                  np.empty(N, np.int64), np.empty(N, np.int64), np.zeros(N, np.int64), np.zeros(N), np.empty(N))
         _seed_numba(seed)
 
@@ -370,28 +377,57 @@ def solve(rules: Rules, iterations: int | None = None, seconds: float | None = N
     solving = time.perf_counter() - t0     # seconds of solving, the measurements left out
     next_point = every if every is not None else 1
     per_iter = 0.0
-    while True:
-        left = None if iterations is None else iterations - res.iterations
-        if left == 0 or (seconds is not None and solving >= seconds):
-            break
-        n = next_point - res.iterations
-        if left is not None:
-            n = min(n, left)
-        if seconds is not None and per_iter > 0:
-            n = max(1, min(n, int((seconds - solving) / per_iter) + 1))
-        s0 = time.perf_counter()
-        step(n)
-        dt = time.perf_counter() - s0
-        solving += dt
-        per_iter = dt / n
-        res.iterations += n
-        if res.iterations == next_point:
+    with _interrupt_flag() as interrupted:
+        while not interrupted:
+            left = None if iterations is None else iterations - res.iterations
+            if left == 0 or (seconds is not None and solving >= seconds):
+                break
+            n = next_point - res.iterations
+            if left is not None:
+                n = min(n, left)
+            if per_iter > 0:        # chunks of about a second: Ctrl-C is heard between them
+                n = max(1, min(n, int(CHUNK_SECONDS / per_iter)))
+                if seconds is not None:
+                    n = max(1, min(n, int((seconds - solving) / per_iter) + 1))
+            s0 = time.perf_counter()
+            step(n)
+            dt = time.perf_counter() - s0
+            solving += dt
+            per_iter = dt / n
+            res.iterations += n
+            if res.iterations == next_point:
+                _measure(res, solving, progress)
+                next_point = res.iterations + every if every is not None else 2 * res.iterations
+        res.seconds = solving
+        res.interrupted = bool(interrupted)
+        if not res.interrupted and (not res.curve or res.curve[-1].iteration != res.iterations):
             _measure(res, solving, progress)
-            next_point = res.iterations + every if every is not None else 2 * res.iterations
-    res.seconds = solving
-    if not res.curve or res.curve[-1].iteration != res.iterations:
-        _measure(res, solving, progress)
     return res
+
+
+class _Flag(list):
+    """Truthy once set (a list so that the signal handler can append to it)."""
+
+
+@contextlib.contextmanager
+def _interrupt_flag() -> Iterator[_Flag]:
+    """A flag that the first Ctrl-C (SIGINT) sets instead of raising, so a solve stops between chunks with its work
+    whole; a second Ctrl-C raises KeyboardInterrupt as usual. Outside the main thread: a flag never set."""
+    flag = _Flag()
+    if threading.current_thread() is not threading.main_thread():
+        yield flag
+        return
+
+    def handler(signum: int, frame: Any) -> None:  # noqa: ARG001 - the signal module's signature
+        if flag:
+            raise KeyboardInterrupt
+        flag.append(signum)
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield flag
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _measure(res: CfrResult, solving: float, progress: Callable[[CfrPoint], None] | None) -> None:
@@ -415,7 +451,7 @@ def write_cfr_file(path: str | os.PathLike, result: CfrResult) -> Path:
     from safetensors.numpy import save
 
     keys, probs, aliased = result.observation_table()
-    last = result.curve[-1] if result.curve else None
+    last = result.curve[-1] if result.curve and result.curve[-1].iteration == result.iterations else None
     meta: dict[str, Any] = {
         "format": FORMAT, "rules": result.rules.to_dict(), "variant": result.rules.name,
         "observation_size": O.size(result.rules), "n_actions": n_actions(result.rules),

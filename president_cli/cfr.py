@@ -6,11 +6,13 @@ MCCFR, its samples drawn from ``--seed``) and prints, as it goes, the NashConv o
 the average policy after 1, 2, 4, ... iterations (``--every K``: every K iterations) with the seconds of
 solving so far. The file is the average policy keyed by observation, for ``--agents cfr:FILE``
 (``president exploitability``, ``president evaluate``). An existing ``--out`` is kept unless ``--force``.
+Ctrl-C stops the solve within about a second and writes the policy so far (exit status 130).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -109,8 +111,13 @@ def cmd_cfr(args: argparse.Namespace) -> int:
     except OSError as e:
         raise UsageError(f"--out {out}: cannot write it ({e})") from None
     t = res.tree
+    last = res.curve[-1] if res.curve and res.curve[-1].iteration == res.iterations else None
+    measured = "not measured" if last is None else f"NashConv {last.nash_conv:.6f} (points a hand)"
     print(f"{res.iterations} iterations over {t.n_nodes:,} nodes, {t.n_infosets:,} information states; "
-          f"NashConv {res.curve[-1].nash_conv:.6f} (points a hand); {time.perf_counter() - t0:.1f} s in all "
-          f"(NashConv measurements included)", flush=True)
+          f"{measured}; {time.perf_counter() - t0:.1f} s in all (NashConv measurements included)", flush=True)
     print(f"wrote {out}: use it as --agents cfr:{out}", flush=True)
+    if res.interrupted:
+        print(f"interrupted (Ctrl-C) after {res.iterations} iterations: the policy so far is in {out}",
+              file=sys.stderr, flush=True)
+        return 130
     return 0

@@ -236,3 +236,44 @@ def test_cfr_agent_nash_conv_is_the_same_by_openspiel(tmp_path: Path) -> None:
     assert 0.01 < ours.nash_conv
     assert ours.nash_conv == pytest.approx(theirs.nash_conv, abs=1e-9)
     assert ours.gains == pytest.approx(theirs.gains, abs=1e-9)
+
+
+def _ctrl_c(point) -> None:  # noqa: ANN001 - a CfrPoint
+    """A progress callback that presses Ctrl-C at the first point of the curve."""
+    import os
+    import signal
+
+    if point.iteration == 1:
+        os.kill(os.getpid(), signal.SIGINT)
+
+
+def test_ctrl_c_stops_the_solve_between_chunks_with_its_work_whole(tmp_path: Path) -> None:
+    import signal
+
+    rules = small_variant("micro")
+    before = signal.getsignal(signal.SIGINT)
+    for algorithm in ("cfr+", "mccfr"):
+        res = solve(rules, iterations=10**9, algorithm=algorithm, progress=_ctrl_c)
+        assert res.interrupted and res.iterations == 1 and [p.iteration for p in res.curve] == [1]
+        assert signal.getsignal(signal.SIGINT) is before              # the handler is given back
+        # the iterations done are all there: a solve of exactly that many gives the same sums
+        again = solve(rules, iterations=res.iterations, algorithm=algorithm)
+        assert not again.interrupted and np.array_equal(again.avg_sum, res.avg_sum)
+    assert not solve(rules, iterations=3).interrupted
+
+
+def test_cli_cfr_ctrl_c_writes_the_policy_so_far(tmp_path: Path, capsys, monkeypatch) -> None:  # noqa: ANN001
+    import agents.cfr as cfr
+
+    measure = cfr._measure
+
+    def measure_then_ctrl_c(res, solving, progress):  # noqa: ANN001, ANN202
+        measure(res, solving, progress)
+        _ctrl_c(res.curve[-1])
+
+    monkeypatch.setattr(cfr, "_measure", measure_then_ctrl_c)
+    out = tmp_path / "m.cfr.safetensors"
+    code, err = run_cli(["cfr", "--preset", "micro", "--seconds", "600", "--out", str(out)], capsys)
+    assert code == 130 and "interrupted (Ctrl-C) after 1 iterations" in err and str(out) in err
+    meta = read_cfr_file(out, small_variant("micro"))[0]
+    assert meta["iterations"] == 1 and meta["nash_conv"] == pytest.approx(2.225, abs=1e-3)
