@@ -294,6 +294,15 @@ def belief_worlds(rules: Rules, history: PublicHistory, now: np.ndarray, n: int,
 
 
 # --------------------------------------------------------------------------- the quality of a belief
+def worlds_seat_order(state: State, b: int, player: int) -> np.ndarray:
+    """The seats of game ``b`` of ``state`` in the numbering of the worlds dealt from ``player``'s observation
+    (``player`` in seat 0, the others following it in seat order, whatever the direction of play): index a
+    per-seat array of the real game with it, such as ``state.hands[b][order]``, to compare it with the worlds."""
+    P = state.seat_player.shape[1]
+    seat = int(np.argmax(state.seat_player[b] == player))
+    return (seat + np.arange(P)) % P
+
+
 def holder_log_prob(rules: Rules, worlds: State, weights: np.ndarray, hidden: np.ndarray, alpha: float = 0.5,
                     prior: float = 2.0) -> float:
     """The mean log-probability a belief puts on the true holder of each hidden card.

@@ -34,6 +34,7 @@ from agents.belief import (
     history_log_likelihood,
     holder_log_prob,
     network_model,
+    worlds_seat_order,
 )
 from agents.registry import make_agent, split_specs
 from president_env.core import OVER, PLAY, Rules, current_player, init, observe, preset, step_inplace
@@ -53,7 +54,6 @@ def play_games(rules: Rules, spec: str, games: int, seed: int) -> list[list[Deci
     rng = np.random.default_rng(seed)
     rec = HistoryRecorder(rules, 0, games)
     out: list[list] = [[] for _ in range(games)]
-    P = rules.players
     while not (st.phase == OVER).all():
         live = st.phase != OVER
         rows = np.flatnonzero(live)
@@ -63,8 +63,7 @@ def play_games(rules: Rules, spec: str, games: int, seed: int) -> list[list[Deci
         acts[rows] = agent.act(observe(rules, sub, player[rows]), sub.legal, rng)
         for b in rows.tolist():
             if player[b] == 0 and st.phase[b] == PLAY and len(rec.histories[b]) > 0:
-                seat = int(np.argmax(st.seat_player[b] == 0))
-                order = [(seat + j) % P for j in range(P)]
+                order = worlds_seat_order(st, b, 0)
                 truth = (st.hands[b][order] if rules.card_level else st.counts[b][order]).copy()
                 out[b].append((rec.histories[b].copy(), observe(rules, st.take([b]), 0)[0], truth))
         rec.record(st, acts, where=live)

@@ -15,6 +15,7 @@ from agents.belief import (
     holder_log_prob,
     network_model,
     weigh_worlds,
+    worlds_seat_order,
 )
 from agents.heuristic import HeuristicAgent
 from agents.registry import make_agent
@@ -36,7 +37,6 @@ def play(rules, games: int, seed: int, resampled: bool = False):
     seen: list[list] = [[] for _ in range(games)]
     hand = [0] * games
     out = []
-    P = rules.players
     while not (st.phase == OVER).all():
         live = st.phase != OVER
         rows = np.flatnonzero(live)
@@ -47,8 +47,7 @@ def play(rules, games: int, seed: int, resampled: bool = False):
         for b in rows.tolist():
             if player[b] == 0 and st.phase[b] == PLAY and len(rec.histories[b]) > 0:
                 now = observe(rules, st.take([b]), 0)[0]
-                seat = int(np.argmax(st.seat_player[b] == 0))
-                order = [(seat + j) % P for j in range(P)]
+                order = worlds_seat_order(st, b, 0)
                 true = worlds_from_observation(rules, now[None], 1, np.random.default_rng(0))
                 true.hands[0] = st.hands[b][order]
                 true.counts[0] = st.counts[b][order]
