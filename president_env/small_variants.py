@@ -16,7 +16,7 @@ and 7,392 information sets (``tiny_revolution``, where equal ranks beat, has 2,0
 ``tiny_joker`` adds a joker to ``tiny`` (9 cards, 3 each): 3,340,620 decisions and 30,468
 information sets, seconds for the compiled best response; the heuristic is exploitable there
 without a revolution. ``tiny4_joker`` deals those 9 cards to four players (3/2/2/2): 22,993,056
-decisions and 356,656 information sets, a minute to build the tree.
+decisions and 356,656 information sets, one to two minutes to build the tree.
 
 Every name gives a :class:`Rules` through :func:`small_variant` (or :func:`variant_rules`, which also
 takes the rule book's presets); the OpenSpiel game takes them as ``president(preset=micro)``.
