@@ -124,6 +124,9 @@ class AgentShelf:
             built_fallback = fallback if fallback in ("heuristic", "policy") else self.build(fallback, rules)
         except AgentRefused as e:
             raise AgentRefused(f"agent {spec!r}: fallback: {e}") from None
+        if str(kwargs.get("belief", "uniform")) != "uniform":
+            raise AgentRefused(f"agent {spec!r}: the web page deals a search's worlds uniformly (it does not hand "
+                               "the agent the hand's plays), so belief must be uniform here")
         try:
             built = self.build(policy, rules)
             return SearchAgent(rules, policy=built, fallback=built_fallback, name=spec,  # type: ignore[arg-type]

@@ -76,7 +76,8 @@ def test_an_agent_path_in_a_request_is_refused_without_opening_the_file(tmp_path
     c = _client(create_app())
     OPENED.clear()
     for spec in (f"ppo:{secret}", f"ppo-sample:{secret}", f"search:policy=ppo:{secret}", "ppo:../secret",
-                 f"zoo:{secret}", f"search:fallback=ppo:{secret}", f"search:fallback=zoo:{secret}"):
+                 f"zoo:{secret}", f"search:fallback=ppo:{secret}", f"search:fallback=zoo:{secret}",
+                 f"search:belief=ppo:{secret}", f"search:belief=ppo-sample:{secret}"):
         r = c.post("/api/game", json={"opponents": [spec]})
         assert r.status_code == 400, r.text
         msg = r.json()["error"]
@@ -259,10 +260,13 @@ def test_search_settings_from_the_web_are_bounded():
     c = _client(create_app())
     for spec, words in (("search:worlds=1000000000", "at most 32"), ("search:actions=9", "at most 8"),
                         ("search:rollouts=100000", "at most 256"), ("search:batch=999999", "at most 4096"),
-                        ("search:policy=search", "cannot be search"), ("search:worlds=" + "9" * 30, "digits")):
+                        ("search:policy=search", "cannot be search"), ("search:worlds=" + "9" * 30, "digits"),
+                        ("search:belief=zoo:president", "belief must be uniform"),
+                        ("search:belief=heuristic,proposals=65536", "belief must be uniform")):
         r = c.post("/api/game", json={"opponents": [spec]})
         assert r.status_code == 400 and words in r.json()["error"], (spec, r.text)
     _start(c, opponents=["search:worlds=4,actions=3"], seed=0, hands=1)
+    _start(c, opponents=["search:worlds=4,actions=3,belief=uniform"], seed=0, hands=1)
 
 
 def test_another_game_answers_while_an_agent_thinks():
