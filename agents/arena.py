@@ -344,12 +344,10 @@ def _play_chunk(rules: Rules, keys: np.ndarray, gidx: np.ndarray, ent_of_player:
                 if gen is None:
                     gen = gens[i][d] = deal_generator(draw_keys[d, e])
                 rngs.append(gen)
-            if wants[i]:        # one call per deal, as act_grouped's default makes
-                bounds = np.r_[starts, idx.size]
-                for k, gen in enumerate(rngs):
-                    rows = idx[bounds[k]:bounds[k + 1]]
-                    hist = [recs[int(cur[j])].histories[j] for j in rows.tolist()]
-                    actions[rows] = cl.agent.act_with_history(obs[rows], st.legal[rows], gen, hist)
+            if wants[i]:        # each row's view of the hand's plays, the groups as act_grouped takes them
+                hist = [recs[int(cur[j])].histories[j] for j in idx.tolist()]
+                actions[idx] = cl.agent.act_grouped_with_history(obs[idx], st.legal[idx], rngs,
+                                                                 np.r_[starts, idx.size], hist)
                 continue
             actions[idx] = cl.agent.act_grouped(obs[idx], st.legal[idx], rngs, np.r_[starts, idx.size])
         t += 1

@@ -210,27 +210,46 @@ def history_log_likelihood(rules: Rules, history: PublicHistory, worlds: State, 
                            model: PolicyModel | None) -> np.ndarray:
     """(M,) log-likelihood of the opponents' plays in ``history`` in each world (``-inf``: a play was illegal
     there). ``worlds`` come from :func:`worlds_from_observation` of ``now``; ``model`` None counts only legality."""
-    M = worlds.batch_size
-    ll = np.zeros(M)
-    if len(history) == 0:
-        return ll
-    st, alive = rewind(rules, history, worlds, now)
-    ll[~alive] = -np.inf
+    return histories_log_likelihood(rules, [history], [worlds], [now], model)[0]
+
+
+def histories_log_likelihood(rules: Rules, histories: list[PublicHistory], worlds: list[State],
+                             nows: list[np.ndarray], model: PolicyModel | None) -> list[np.ndarray]:
+    """:func:`history_log_likelihood` of several decisions at once (each its own history, worlds and observation
+    now): their replays stepped together, one model call a step for all of them; the same numbers."""
+    n = [w.batch_size for w in worlds]
+    out = [np.zeros(m) for m in n]
+    todo = [i for i, h in enumerate(histories) if len(h)]
+    if not todo:
+        return out
+    rewound = [rewind(rules, histories[i], worlds[i], nows[i]) for i in todo]
+    st = State.concat([r[0] for r in rewound])
+    alive = np.concatenate([r[1] for r in rewound])
+    M = st.batch_size
+    row = np.repeat(np.arange(len(todo)), [n[i] for i in todo])
+    length = np.array([len(histories[i]) for i in todo])
+    ll = np.where(alive, 0.0, -np.inf)
     ar = np.arange(M)
-    for seat, action in zip(history.actors, history.actions, strict=True):
-        ok = alive & (st.current == seat) & st.legal[ar, action]
-        ll[alive & ~ok] = -np.inf
-        alive = ok
-        rows = np.flatnonzero(alive)
-        if rows.size == 0:
-            break
-        if seat != 0 and model is not None:
+    for t in range(int(length.max())):
+        going = length > t
+        seat = np.array([histories[i].actors[t] if g else 0 for i, g in zip(todo, going, strict=True)])[row]
+        action = np.array([histories[i].actions[t] if g else 0 for i, g in zip(todo, going, strict=True)])[row]
+        active = alive & going[row]
+        ok = active & (st.current == seat) & st.legal[ar, action]
+        ll[active & ~ok] = -np.inf
+        alive &= ok | ~active
+        rows = np.flatnonzero(ok & (seat != 0))
+        if rows.size and model is not None:
             sub = st.take(rows)
-            logp = model(observe(rules, sub, seat), sub.legal)
-            ll[rows] += logp[:, action]
-            alive[rows[~np.isfinite(logp[:, action])]] = False
-        step_inplace(rules, st, np.full(M, action, np.int64), where=alive)
-    return ll
+            logp = model(observe(rules, sub, seat[rows]), sub.legal)[np.arange(rows.size), action[rows]]
+            ll[rows] += logp
+            alive[rows[~np.isfinite(logp)]] = False
+        step_inplace(rules, st, action, where=ok)
+        if not (alive & (length[row] > t + 1)).any():
+            break
+    for k, i in enumerate(todo):
+        out[i] = ll[row == k]
+    return out
 
 
 # --------------------------------------------------------------------------- weighted worlds
@@ -274,13 +293,8 @@ def weigh_worlds(rules: Rules, history: PublicHistory, now: np.ndarray, proposal
         ll = np.zeros(proposals)
     else:
         ll = history_log_likelihood(rules, history, worlds, now, model)
-    fitted = bool(np.isfinite(ll).any())
-    if fitted:
-        w = np.exp(ll - ll[np.isfinite(ll)].max())
-        w[~np.isfinite(ll)] = 0.0
-    else:
-        w = np.ones(proposals)
-    return WeightedWorlds(worlds, ll, w / w.sum(), fitted)
+    w, fitted = _weights(ll)
+    return WeightedWorlds(worlds, ll, w, fitted)
 
 
 def belief_worlds(rules: Rules, history: PublicHistory, now: np.ndarray, n: int, rng: np.random.Generator,
@@ -288,9 +302,79 @@ def belief_worlds(rules: Rules, history: PublicHistory, now: np.ndarray, n: int,
     """``n`` worlds drawn by weight (systematic resampling) from :func:`weigh_worlds`' ``proposals``."""
     n = _check(n, "n", MAX_PROPOSALS)
     ww = weigh_worlds(rules, history, now, proposals, rng, model)
-    cum = np.cumsum(ww.weights)
-    idx = np.searchsorted(cum, (rng.random() + np.arange(n)) / n, side="right")
-    return ww.worlds.take(np.minimum(idx, proposals - 1))
+    return _resample(ww.weights, ww.worlds, n, rng.random())
+
+
+def _resample(weights: np.ndarray, worlds: State, n: int, u: float) -> State:
+    """``n`` of ``worlds`` by systematic resampling of ``weights`` from the offset ``u`` (0..1)."""
+    idx = np.searchsorted(np.cumsum(weights), (u + np.arange(n)) / n, side="right")
+    return worlds.take(np.minimum(idx, worlds.batch_size - 1))
+
+
+def _weights(ll: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Normalised importance weights from log-likelihoods (uniform, and False, when no world fits)."""
+    fitted = bool(np.isfinite(ll).any())
+    if fitted:
+        w = np.exp(ll - ll[np.isfinite(ll)].max())
+        w[~np.isfinite(ll)] = 0.0
+    else:
+        w = np.ones(ll.size)
+    return w / w.sum(), fitted
+
+
+@dataclass
+class Proposals:
+    """Worlds dealt for several decisions, not yet weighed (:func:`draw_proposals`): per row, ``dealt`` (its
+    proposals, or its ``n`` uniform worlds where the history is empty) and ``offset`` (the systematic
+    resampling's draw; None for a row dealt uniformly)."""
+
+    histories: list[PublicHistory]
+    nows: np.ndarray
+    dealt: list[State]
+    offsets: list[float | None]
+
+
+def draw_proposals(rules: Rules, histories: list[PublicHistory], nows: np.ndarray, n: int,
+                   rng: np.random.Generator, proposals: int = 256) -> Proposals:
+    """The draws of :func:`belief_worlds_many` from ``rng``, in the order of one :func:`belief_worlds` call a row
+    (a row with no plays yet: ``n`` uniform worlds); weigh them with :func:`weigh_proposals`."""
+    n = _check(n, "n", MAX_PROPOSALS)
+    proposals = _check(proposals, "proposals", MAX_PROPOSALS)
+    nows = np.asarray(nows, dtype=np.float32)
+    if nows.ndim != 2 or nows.shape[0] != len(histories) or nows.shape[1] != O.size(rules):
+        raise ValueError(f"nows must be {len(histories)} observation rows of {O.size(rules)} numbers, "
+                         f"got shape {nows.shape}")
+    if rules.poker:
+        raise ValueError(f"weighted worlds: rules {rules.name!r} (combinations poker) are not supported")
+    dealt, offsets = [], []
+    for h, now in zip(histories, nows, strict=True):
+        if len(h) == 0:
+            dealt.append(worlds_from_observation(rules, now[None], n, rng))
+            offsets.append(None)
+        else:
+            dealt.append(worlds_from_observation(rules, now[None], proposals, rng))
+            offsets.append(rng.random())
+    return Proposals(list(histories), nows, dealt, offsets)
+
+
+def weigh_proposals(rules: Rules, drawn: list[Proposals], n: int, model: PolicyModel) -> list[State]:
+    """``n`` worlds a row of every :class:`Proposals` (one ``State`` each, rows in order), all rows' replays
+    stepped together: the worlds :func:`belief_worlds` gives each row alone."""
+    rows = [(k, i) for k, d in enumerate(drawn) for i, u in enumerate(d.offsets) if u is not None]
+    lls = histories_log_likelihood(rules, [drawn[k].histories[i] for k, i in rows],
+                                   [drawn[k].dealt[i] for k, i in rows], [drawn[k].nows[i] for k, i in rows], model)
+    out = [list(d.dealt) for d in drawn]
+    for (k, i), ll in zip(rows, lls, strict=True):
+        out[k][i] = _resample(_weights(ll)[0], drawn[k].dealt[i], n, drawn[k].offsets[i])
+    return [State.concat(o) for o in out]
+
+
+def belief_worlds_many(rules: Rules, histories: list[PublicHistory], nows: np.ndarray, n: int,
+                       rng: np.random.Generator, model: PolicyModel, proposals: int = 256) -> State:
+    """:func:`belief_worlds` for several decisions (``n`` worlds each, in the order of the rows), drawn from ``rng``
+    as one call a row in turn would draw them, the weighing of all rows stepped together; a row whose history is
+    empty gets ``n`` uniform worlds (``worlds_from_observation``), as a search deals before the hand's first play."""
+    return weigh_proposals(rules, [draw_proposals(rules, histories, nows, n, rng, proposals)], n, model)[0]
 
 
 # --------------------------------------------------------------------------- the quality of a belief

@@ -29,6 +29,7 @@ It sees only observations and masks, like every agent; randomness comes from ``r
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,7 +40,16 @@ from president_env.core.state import State
 
 from .agent_file import one_blas_thread
 from .base import Agent, PolicyAgent
-from .belief import PolicyModel, PublicHistory, belief_worlds, heuristic_model, network_model
+from .belief import (
+    PolicyModel,
+    Proposals,
+    PublicHistory,
+    belief_worlds_many,
+    draw_proposals,
+    heuristic_model,
+    network_model,
+    weigh_proposals,
+)
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
 from .random_agent import RandomAgent
@@ -208,6 +218,19 @@ class SearchAgent(Agent):
         finally:
             self._histories = None
 
+    def act_grouped_with_history(self, obs: np.ndarray, mask: np.ndarray, rngs: list[np.random.Generator],
+                                 bounds: np.ndarray, histories: list[PublicHistory]) -> np.ndarray:
+        """:meth:`act_grouped` with each row's view of the hand's plays: what :meth:`act_with_history` gives each
+        group alone with its generator, the groups' weighing and rollouts stepped together (a tournament)."""
+        if not isinstance(histories, list | tuple) or len(histories) != np.asarray(obs).shape[0] or not all(
+                isinstance(h, PublicHistory) for h in histories):
+            raise ValueError(f"{self.name}: histories must be one agents.belief.PublicHistory per observation row")
+        self._histories = list(histories)
+        try:
+            return self.act_grouped(obs, mask, rngs, bounds)
+        finally:
+            self._histories = None
+
     def merge_work(self, copies: list[SearchAgent]) -> None:
         """Add the work of ``copies`` of this agent, each taken as it is now and then played elsewhere (the Ray
         tournament's tasks), to this agent's counters, as if it had played their decisions itself."""
@@ -267,8 +290,20 @@ class SearchAgent(Agent):
         them: each group's worlds are dealt from its generator in the chunks that call would use, and the
         rollouts of all groups are stepped together (up to ``batch`` at a time). Only when the fallback and the
         rollout policy draw nothing (the heuristic, the greedy agent, ``zoo:``); otherwise one call per group."""
+        hist_all = self._histories
         if not (getattr(self.fallback, "deterministic", False) and getattr(self.policy, "deterministic", False)):
-            return super()._act_grouped(obs, mask, rngs, bounds)
+            if hist_all is None:
+                return super()._act_grouped(obs, mask, rngs, bounds)
+            out = np.zeros(obs.shape[0], dtype=np.int64)
+            try:
+                for k, rng in enumerate(rngs):          # one call per group, each with its rows' histories
+                    a, b = int(bounds[k]), int(bounds[k + 1])
+                    if b > a:
+                        self._histories = hist_all[a:b]
+                        out[a:b] = self._act(obs[a:b], mask[a:b], rng)
+            finally:
+                self._histories = hist_all
+            return out
         t0 = time.process_time()
         try:
             base = np.asarray(self.fallback.act(obs, mask, rngs[0]), dtype=np.int64)   # draws nothing
@@ -292,11 +327,13 @@ class SearchAgent(Agent):
                     start += size
                 pending.clear()
 
+            chunks = []                                          # the chunks of a call on each group alone
             for k, rng in enumerate(rngs):
                 pos_k = np.flatnonzero(group == k)
-                for i in range(0, pos_k.size, per_row):          # the chunks of a call on this group alone
-                    pos = pos_k[i:i + per_row]
-                    pending.append((pos, self._plan(obs[todo[pos]], [cands[j] for j in pos], rng)))
+                chunks += [(pos_k[i:i + per_row], rng) for i in range(0, pos_k.size, per_row)]
+            for block in self._deal_chunks(obs, todo, chunks):
+                for pos, worlds in block:
+                    pending.append((pos, self._plan_worlds([cands[j] for j in pos], worlds)))
                     if sum(plan[1].size for _, plan in pending) >= self.batch:
                         flush()
             if pending:
@@ -315,17 +352,45 @@ class SearchAgent(Agent):
               hist: list[PublicHistory] | None = None) -> tuple[State, np.ndarray, np.ndarray, np.ndarray]:
         """The rollouts of the rows' decisions: (worlds, one per rollout; first actions; candidates a row;
         worlds a row), the worlds dealt from ``rng`` (from the weighted belief where ``hist`` gives the plays)."""
-        R, W = obs.shape[0], self.worlds
+        if hist is not None and self.belief_model is not None:   # the rows' weighing stepped together
+            self.stats.believed += sum(len(h) > 0 for h in hist)
+            worlds = belief_worlds_many(self.rules, hist, obs, self.worlds, rng, self.belief_model, self.proposals)
+        else:
+            worlds = worlds_from_observation(self.rules, obs, self.worlds, rng)
+        return self._plan_worlds(cands, worlds)
+
+    def _deal_chunks(self, obs: np.ndarray, todo: np.ndarray,
+                     chunks: list[tuple[np.ndarray, np.random.Generator]]) -> Iterator[list[tuple[np.ndarray, State]]]:
+        """The worlds of each chunk (rows ``todo[pos]`` dealt from its generator, in order, as :meth:`_plan` deals
+        them), in blocks of (pos, worlds). With the hand's plays and a weighted belief, a block's proposals are
+        weighed together (up to 32,768 of them at once)."""
+        hist_all = self._histories
+        if hist_all is None or self.belief_model is None:
+            for pos, rng in chunks:
+                yield [(pos, worlds_from_observation(self.rules, obs[todo[pos]], self.worlds, rng))]
+            return
+        block: list[np.ndarray] = []
+        drawn: list[Proposals] = []
+        size = 0
+        for i, (pos, rng) in enumerate(chunks):
+            hist = [hist_all[j] for j in todo[pos]]
+            self.stats.believed += sum(len(h) > 0 for h in hist)
+            drawn.append(draw_proposals(self.rules, hist, obs[todo[pos]], self.worlds, rng, self.proposals))
+            block.append(pos)
+            size += sum(d.batch_size for d in drawn[-1].dealt)
+            if size >= 32768 or i == len(chunks) - 1:
+                yield list(zip(block, weigh_proposals(self.rules, drawn, self.worlds, self.belief_model), strict=True))
+                block, drawn, size = [], [], 0
+
+    def _plan_worlds(self, cands: list[list[int]], worlds: State) -> tuple[State, np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`_plan` from the rows' dealt worlds (``worlds`` of each row in turn)."""
+        R, W = len(cands), self.worlds
         n_c = np.array([len(c) for c in cands])
         if self.rollouts:
             w_r = np.clip(self.rollouts // n_c, 2, W)
             n_c = np.minimum(n_c, self.rollouts // w_r)
         else:
             w_r = np.full(R, W)
-        if hist is not None and self.belief_model is not None:
-            worlds = State.concat([self._believe(h, obs[r], rng) for r, h in enumerate(hist)])
-        else:
-            worlds = worlds_from_observation(self.rules, obs, W, rng)
         wid, acts = [], []
         for r in range(R):
             for w in range(int(w_r[r])):
@@ -333,13 +398,6 @@ class SearchAgent(Agent):
                     wid.append(r * W + w)
                     acts.append(cands[r][i])
         return worlds.take(np.array(wid)), np.array(acts, dtype=np.int64), n_c, w_r
-
-    def _believe(self, history: PublicHistory, row: np.ndarray, rng: np.random.Generator) -> State:
-        """``worlds`` worlds for one row: drawn by weight from the belief's ``proposals`` once the hand has plays."""
-        if len(history) == 0:
-            return worlds_from_observation(self.rules, row[None], self.worlds, rng)
-        self.stats.believed += 1
-        return belief_worlds(self.rules, history, row, self.worlds, rng, self.belief_model, self.proposals)
 
     def _decide(self, cands: list[list[int]], plan: tuple, values: np.ndarray) -> np.ndarray:
         """The chosen action of each row from its rollouts' values (and the counts of the work)."""

@@ -95,3 +95,61 @@ def test_the_arena_hands_a_belief_search_the_plays_and_stays_the_same_for_any_ba
         assert 0 < agent.stats.believed <= agent.stats.searched
         results.append(np.asarray(r.per_deal_points))
     np.testing.assert_array_equal(results[0], results[1])
+
+
+def _positions(rules, games: int, seed: int):
+    """States of ``games`` games (heuristics in every seat) at a decision of player 0 some plays into the hand,
+    with player 0's histories."""
+    st = init(rules, batch_size=games, seed=seed)
+    heur, rng = make_agent("heuristic", rules), np.random.default_rng(seed)
+    rec = HistoryRecorder(rules, 0, games)
+    want = np.random.default_rng(seed).integers(3, 12, size=games)
+    waiting = np.ones(games, bool)
+    for _ in range(200):
+        player = current_player(st)
+        waiting &= ~((player == 0) & (np.array([len(h) for h in rec.histories]) >= want) & (st.legal.sum(1) > 1))
+        if not waiting.any():
+            break
+        acts = heur.act(observe(rules, st, player), st.legal, rng)
+        rec.record(st, acts, where=waiting)
+        step_inplace(rules, st, acts, where=waiting)
+    assert not waiting.any()
+    return st, [h.copy() for h in rec.histories]
+
+
+@pytest.mark.parametrize("policy", ["heuristic", "random"])
+def test_grouped_calls_with_histories_play_as_one_call_a_group(policy):
+    """The arena's path (groups of rows, each with its generator, the weighing stepped together) gives every group
+    what a call on it alone gives, whether the rollouts are stepped together (heuristic) or per group (random)."""
+    rules = preset("president").replace(hands_per_session=1)
+    st, hist = _positions(rules, 12, seed=21)
+    obs, legal = observe(rules, st, 0), st.legal
+    bounds = np.array([0, 2, 3, 6, 12])
+    spec = f"search:belief=heuristic,proposals=24,worlds=3,actions=4,z=0,policy={policy}"   # z=0: worlds decide
+    grouped = make_agent(spec, rules)
+    got = grouped.act_grouped_with_history(obs, legal, [np.random.default_rng(k) for k in range(4)], bounds, hist)
+    alone = make_agent(spec, rules)
+    want = np.concatenate([alone.act_with_history(obs[a:b], legal[a:b], np.random.default_rng(k), hist[a:b])
+                           for k, (a, b) in enumerate(zip(bounds[:-1], bounds[1:], strict=True))])
+    np.testing.assert_array_equal(got, want)
+    assert grouped.stats.believed == alone.stats.believed == 12
+    assert grouped.stats.rollouts == alone.stats.rollouts
+    with pytest.raises(ValueError, match="histories"):
+        grouped.act_grouped_with_history(obs, legal, [np.random.default_rng(0)], np.array([0, 12]), hist[:5])
+
+
+def test_the_rows_weighed_together_get_the_worlds_each_gets_alone():
+    from agents.belief import belief_worlds, belief_worlds_many, heuristic_model
+
+    rules = preset("daifugo").replace(hands_per_session=1)
+    st, hist = _positions(rules, 4, seed=8)
+    hist[2] = PublicHistory()                         # a row before the hand's first play: uniform worlds
+    obs, model = observe(rules, st, 0), heuristic_model(rules)
+    many = belief_worlds_many(rules, hist, obs, 5, np.random.default_rng(3), model, proposals=40)
+    rng = np.random.default_rng(3)
+    from president_env.core.resample import worlds_from_observation
+    alone = [belief_worlds(rules, h, o, 5, rng, model, proposals=40) if len(h) else
+             worlds_from_observation(rules, o[None], 5, rng) for h, o in zip(hist, obs, strict=True)]
+    for i, w in enumerate(alone):
+        np.testing.assert_array_equal(many.hands[5 * i:5 * i + 5], w.hands)
+    assert len({many.hands[5 * i:5 * i + 5].tobytes() for i in range(4)}) == 4
