@@ -358,6 +358,9 @@ def train_exit(args: ExitArgs, started: float | None = None) -> ExitResult:
     torch.set_num_threads(args.threads)
     rules = variant_rules(args.preset, **({"players": args.players} if args.players else {}))
     s = settings_for(rules.name, **args.settings)
+    if s.privileged_critic:
+        raise ValueError("the setting privileged_critic=true is for PPO (president train --method ppo): expert "
+                         "iteration fits no critic to the whole deal; leave it out")
     search_kwargs = search_settings(s, rules)
     total = args.iterations if args.iterations is not None else s.exit_iterations
     if not 0 <= total <= 100_000:

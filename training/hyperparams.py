@@ -53,6 +53,9 @@ class TrainSettings:
     max_snapshots: int = 5
     eval_every: int = 1_000_000       # learner steps between evaluations against the baselines
     eval_deals: int = 200             # duplicate deals per evaluation
+    # Asymmetric actor-critic (training.privileged): the critic sees the other seats' hands too, the actor (and
+    # the agent file) only the observation. Off: today's recipe, unchanged.
+    privileged_critic: bool = False
     # Expert iteration (``--method expert-iteration``, training.expert_iteration): each iteration the search,
     # with the network as its prior and rollout policy, plays every seat of exit_games games at a time until
     # exit_decisions decisions are recorded; the network is then fitted to its moves for exit_epochs epochs.
@@ -99,6 +102,7 @@ SPECS: dict[str, Setting] = {
     "max_snapshots": Setting("int", 1, 1000),
     "eval_every": Setting("int", 1, BIG),
     "eval_deals": Setting("int", 1, 1_000_000),
+    "privileged_critic": Setting("bool"),
     "exit_iterations": Setting("int", 0, 100_000),
     "exit_decisions": Setting("int", 1, 100_000_000),
     "exit_games": Setting("int", 1, 4096),

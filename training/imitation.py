@@ -59,12 +59,14 @@ class Demonstrations:
 
 def collect(rules: Rules, teacher: str | Agent, decisions: int, gamma: float, seed: int = 0,
             batch_size: int = 512, deadline: float | None = None, progress: bool = False,
-            desc: str | None = None) -> Demonstrations:
+            desc: str | None = None, privileged: bool = False) -> Demonstrations:
     """Record about ``decisions`` decisions of ``teacher`` (an agent spec, or an agent) playing every seat (whole
     sessions, ``batch_size`` games at a time; ``desc`` names the progress bar).
 
     At ``deadline`` (a ``time.time()``) the play stops: the decisions of the hands still in play
-    are dropped, and the returns of the rest run to the last finished hand of their session."""
+    are dropped, and the returns of the rest run to the last finished hand of their session. With ``privileged``
+    (the ``privileged_critic`` setting) each recorded observation is followed by the other hands
+    (:mod:`training.privileged`), which the teacher does not see: the fit's critic reads them, its actor not."""
     agent = teacher if isinstance(teacher, Agent) else make_agent(teacher, rules)
     rng = np.random.default_rng(seed)
     P = rules.players
@@ -89,6 +91,10 @@ def collect(rules: Rules, teacher: str | Agent, decisions: int, gamma: float, se
             mask = st.legal[live]
             acts = np.zeros(batch_size, dtype=np.int64)
             acts[live] = agent.act(obs, mask, rng)
+            if privileged:
+                from training.privileged import privileged_observation
+
+                obs = privileged_observation(rules, st.take(live), who[live], obs)
             step_inplace(rules, st, acts, where=st.phase != OVER)
             for b in live.tolist():
                 rows[b][int(who[b])].append(len(rewards))
@@ -124,6 +130,10 @@ def collect(rules: Rules, teacher: str | Agent, decisions: int, gamma: float, se
     bar.close()
     if not obs_l:
         D, A = observation_size(rules), n_actions(rules)
+        if privileged:
+            from training.privileged import privileged_size
+
+            D += privileged_size(rules)
         return Demonstrations(np.zeros((0, D), np.float32), np.zeros((0, A), bool), np.zeros(0, np.int64),
                               np.zeros(0, np.float32), timed_out)
     return Demonstrations(np.concatenate(obs_l), None, np.concatenate(act_l), np.concatenate(ret_l), timed_out,

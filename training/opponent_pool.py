@@ -37,7 +37,7 @@ class PolicyAgent(Agent):
             self.policy.set_training_mode(False)
 
     def _act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        with torch.no_grad():
+        with torch.no_grad():     # a privileged critic's policy widens obs itself (training.privileged)
             actions, _ = self.policy.predict(obs, deterministic=self.deterministic, action_masks=mask)
         return np.asarray(actions, dtype=np.int64).reshape(-1)
 

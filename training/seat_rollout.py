@@ -84,7 +84,8 @@ class SeatRollouts:
     """B games with the learner in ``learner_seats`` players of each; see the module doc."""
 
     def __init__(self, rules: Rules, n_games: int, pool: OpponentPool, learner_seats: int,
-                 start_ranks: str | None = "random", reward: str = "points", seed: int | None = 0) -> None:
+                 start_ranks: str | None = "random", reward: str = "points", seed: int | None = 0,
+                 privileged: bool = False) -> None:
         P = rules.players
         if not 1 <= learner_seats <= P:
             raise ValueError(f"learner_seats must be 1..{P} for {P} players, got {learner_seats}")
@@ -92,6 +93,7 @@ class SeatRollouts:
             raise ValueError("learner_seats below the number of players needs an opponent pool")
         self.rules, self.n_games, self.pool, self.learner_seats = rules, n_games, pool, learner_seats
         self.start_ranks, self.reward = start_ranks, reward
+        self.privileged = privileged     # the learner's rows are [obs, the other hands] (training.privileged)
         self._key_rng = np.random.default_rng(seed)
         self._rng = np.random.default_rng(None if seed is None else [int(seed), 2])
 
@@ -136,8 +138,13 @@ class SeatRollouts:
             acts = np.zeros(B, dtype=np.int64)
             mine = np.flatnonzero(role < 0)
             if mine.size:
+                seen = obs[mine]
+                if self.privileged:
+                    from training.privileged import privileged_observation
+
+                    seen = privileged_observation(rules, st.take(games[mine]), who[mine], seen)
                 with torch.no_grad():
-                    a, v, lp = policy(torch.as_tensor(obs[mine]), action_masks=mask[mine])
+                    a, v, lp = policy(torch.as_tensor(seen), action_masks=mask[mine])
                 a = a.numpy().astype(np.int64)
                 acts[games[mine]] = a
                 g, p = games[mine], who[mine]
@@ -151,7 +158,7 @@ class SeatRollouts:
                 prev = last[g, p]
                 nxt.data[prev[prev >= 0]] = ids[prev >= 0]
                 last[g, p] = ids
-                chunks.append((obs[mine], mask[mine], a, v.numpy().reshape(-1), lp.numpy().reshape(-1), traj[g, p]))
+                chunks.append((seen, mask[mine], a, v.numpy().reshape(-1), lp.numpy().reshape(-1), traj[g, p]))
                 count += mine.size
                 offsets.append(count)
                 if on_decisions is not None:

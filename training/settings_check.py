@@ -18,9 +18,9 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Setting:
-    """What one setting takes: ``kind`` is ``int``, ``float``, ``str``, ``ints`` (a list of integers, each
-    ``low..high``, at most ``most`` of them) or ``weights`` (an object of names from ``choices`` to
-    finite numbers ``low..high``); ``choices`` limits a ``str`` (``None`` among them allows ``null``)."""
+    """What one setting takes: ``kind`` is ``bool`` (``true`` or ``false``), ``int``, ``float``, ``str``, ``ints``
+    (a list of integers, each ``low..high``, at most ``most`` of them) or ``weights`` (an object of names from
+    ``choices`` to finite numbers ``low..high``); ``choices`` limits a ``str`` (``None`` among them allows ``null``)."""
 
     kind: str
     low: float = -math.inf
@@ -31,6 +31,8 @@ class Setting:
     def describe(self) -> str:
         """The values it takes, in words."""
         span = f"{self.low:g}..{self.high:g}"
+        if self.kind == "bool":
+            return "true or false"
         if self.kind == "int":
             return f"an integer {span}"
         if self.kind == "float":
@@ -51,6 +53,8 @@ class Setting:
         return ok
 
     def _checked(self, value: Any) -> Any:  # noqa: C901 - one branch per kind
+        if self.kind == "bool":
+            return value if isinstance(value, bool) else _BAD
         if self.kind == "int":
             return value if _is_int(value) and self.low <= value <= self.high else _BAD
         if self.kind == "float":

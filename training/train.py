@@ -48,6 +48,7 @@ from agents.agent_file import FileAgent, code_version, refusal_words, sb3_layers
 from agents.sb3_policy import ModelError, check_rules, read_metadata, save_model
 from president_env.core import Rules
 from president_env.core.jsonio import JSONInputError, loads
+from president_env.core.observation import size as observation_size
 from president_env.small_variants import variant_rules
 from training.budget import EvalCost, Plan, make_plan, measure_eval_cost
 from training.evaluate import Matchup, matchup
@@ -56,6 +57,8 @@ from training.imitation import collect, pretrain
 from training.init_network import ACTIVATION_FNS, architecture, load_policy_layers, read_init_agent
 from training.legal_dist import use_legal_distribution
 from training.opponent_pool import OpponentPool, PolicyAgent
+from training.privileged import SETTING as PRIVILEGED
+from training.privileged import PrivilegedCriticPolicy, PrivilegedVecEnv
 from training.run_dir import prepare_out
 from training.seat_rollout import SeatRollouts, learn_by_seats
 from training.vec_env import PresidentVecEnv
@@ -321,8 +324,11 @@ def build_model(rules: Rules, s: TrainSettings, venv: PresidentVecEnv, args: Tra
     policy_kwargs: dict[str, Any] = {"net_arch": list(s.net_arch)}   # the file's, with init (see train())
     if init is not None and architecture(init)[1] != SB3_ACTIVATION:   # a class: SB3 pickles it, --resume rebuilds
         policy_kwargs["activation_fn"] = ACTIVATION_FNS[architecture(init)[1]]
+    policy: Any = "MlpPolicy"
+    if s.privileged_critic:     # the actor reads the observation's columns, the critic the other hands too
+        policy, policy_kwargs["actor_dim"] = PrivilegedCriticPolicy, observation_size(rules)
     model = MaskablePPO(
-        "MlpPolicy", venv, n_steps=s.n_steps, batch_size=s.batch_size, n_epochs=s.n_epochs,
+        policy, venv, n_steps=s.n_steps, batch_size=s.batch_size, n_epochs=s.n_epochs,
         learning_rate=s.learning_rate, gamma=s.gamma, gae_lambda=s.gae_lambda, clip_range=s.clip_range,
         ent_coef=s.ent_coef, vf_coef=s.vf_coef, policy_kwargs=policy_kwargs,
         tensorboard_log=str(out / "tb"), seed=args.seed, device="cpu", verbose=0,
@@ -387,7 +393,8 @@ def _warm_start(model: MaskablePPO, rules: Rules, s: TrainSettings, args: TrainA
     teacher: str | FileAgent = init if init is not None else s.imitation_teacher
     name = (init_name or args.init) if init is not None else s.imitation_teacher
     demos = collect(rules, teacher, s.imitation_decisions, s.gamma, seed=args.seed,
-                    batch_size=s.imitation_games, deadline=plan.collect_end if plan else None, progress=args.progress)
+                    batch_size=s.imitation_games, deadline=plan.collect_end if plan else None, progress=args.progress,
+                    privileged=s.privileged_critic)
     stats = pretrain(model.policy, demos, s.imitation_epochs, batch_size=s.imitation_batch, seed=args.seed,
                      deadline=plan.warm_end if plan else None, progress=args.progress, policy_too=init is None)
     info = stats | {"teacher": name, "fitted": "value" if init is not None else "policy and value",
@@ -421,6 +428,9 @@ def train(args: TrainArgs, started: float | None = None) -> TrainResult:
     if args.resume and not Path(args.resume).is_file():
         raise ModelError(f"--resume {args.resume}: no such file (give the model.zip or a checkpoints/step_N.zip "
                          "of a run)")
+    if s.privileged_critic and args.resume:
+        raise ValueError(f"--resume with the setting {PRIVILEGED}=true is not supported: a checkpoint's policy "
+                         f"class is not rebuilt (start a new run, or leave {PRIVILEGED} out)")
     if not 1 <= args.checkpoint_every:
         raise ValueError(f"checkpoint_every must be 1 or more learner steps, got {args.checkpoint_every}")
     out = prepare_out(args.out, args.resume, args.force)
@@ -428,8 +438,9 @@ def train(args: TrainArgs, started: float | None = None) -> TrainResult:
                                                "rules": rules.to_dict()}, indent=1, default=str))
 
     pool = OpponentPool(rules, s.pool, max_snapshots=s.max_snapshots)
-    venv = PresidentVecEnv(s.n_envs, rules, opponents=pool, episode=s.episode, start_ranks=s.start_ranks,
-                           reward=s.reward, seed=args.seed)
+    env_class = PrivilegedVecEnv if s.privileged_critic else PresidentVecEnv   # observations [obs, the others' hands]
+    venv = env_class(s.n_envs, rules, opponents=pool, episode=s.episode, start_ranks=s.start_ranks,
+                     reward=s.reward, seed=args.seed)
     model = build_model(rules, s, venv, args, out, init)
     warm = _warm_start_of(args, s)
     if args.resume and warm.unfinished and warm.init:      # the value head's fit goes on from the same file
@@ -479,7 +490,8 @@ def _learn(model: MaskablePPO, rules: Rules, s: TrainSettings, seats: int, venv:
     monitor = TrainingMonitor(rules, pool, s, args, out, started, plan, cost)
     remaining = max(0, args.timesteps - model.num_timesteps)
     if remaining and seats > 1:
-        rollouts = SeatRollouts(venv.rules, s.n_envs, pool, seats, s.start_ranks, s.reward, seed=args.seed)
+        rollouts = SeatRollouts(venv.rules, s.n_envs, pool, seats, s.start_ranks, s.reward, seed=args.seed,
+                                privileged=s.privileged_critic)
         learn_by_seats(model, rollouts, remaining, monitor, s.n_envs * s.n_steps, reset_num_timesteps=not args.resume,
                        progress=args.progress, deadline=plan.ppo_end if plan else None)
     elif remaining:
