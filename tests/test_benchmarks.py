@@ -111,3 +111,17 @@ def test_bench_belief_reports_one_row_per_table_and_belief(capsys) -> None:
     assert r["decisions"] > 0 and r["uniform"] < 0 and r["weighted"] < 0 and 1 <= r["ess"] <= 16
     assert r["difference"] == pytest.approx(r["weighted"] - r["uniform"])
     assert "| president | heuristic | heuristic |" in capsys.readouterr().out
+
+
+def test_pair_agents_pairs_the_specs_by_deal(capsys) -> None:
+    """The same deals for every spec: a deterministic spec twice differs from itself by exactly 0 on every deal."""
+    bench = _load("pair_agents")
+    diffs = bench.main(["--preset", "president", "--against", "random", "--deals", "6", "--seed", "3",
+                        "--specs", "heuristic;greedy;heuristic", "--no-progress"])
+    assert len(diffs) == 3 and all(d.shape == (6,) for d in diffs)
+    assert (diffs[2] == diffs[0]).all() and (diffs[1] != diffs[0]).any()
+    assert diffs[0].mean() > 0                       # the heuristic beats three random players
+    out = capsys.readouterr().out
+    assert out.count("| `") == 3 and "+0.000 [+0.000, +0.000]" in out
+    with pytest.raises(SystemExit):
+        bench.main(["--preset", "president", "--against", "random", "--specs", ";"])
