@@ -1,13 +1,15 @@
 """The arms of docs/critic.md's experiment compared paired by deal (issue 46).
 
-    python examples/critic_paired.py
+    python examples/critic_paired.py                                   # the first seed's six runs
+    python examples/critic_paired.py --presets daifugo --suffix _s4602 # another seed's daifugo runs
 
-needs the six runs of docs/critic.md in runs/critic/. For each preset: each arm's agent against three
-heuristics on the same 1,000 duplicate deals (first hands, seed 20261207; the figures of ``president
-evaluate``), the per-deal difference of the two arms' differences, and the two agents at one table with two
-heuristics; each as its mean and 95% interval over deals.
+needs the runs of docs/critic.md in runs/critic/ (``{preset}_base{suffix}`` and ``{preset}_priv{suffix}``).
+For each preset: each arm's agent against three heuristics on the same 1,000 duplicate deals (first hands, seed
+20261207; the figures of ``president evaluate``), the per-deal difference of the two arms' differences, and the
+two agents at one table with two heuristics; each as its mean and 95% interval over deals.
 """
 
+import argparse
 import json
 
 import numpy as np
@@ -23,18 +25,24 @@ def ci(x):
     return round(m, 4), round(m - h, 4), round(m + h, 4)
 
 
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--presets", default="president,daifugo,daifugo_runs", help="comma-separated presets")
+parser.add_argument("--suffix", default="", help="the runs' folder suffix, e.g. _s4602 for another seed")
+parser.add_argument("--root", default="runs/critic", help="the folder that holds the runs")
+args = parser.parse_args()
+
 rows = {}
-for name in ("president", "daifugo", "daifugo_runs"):
+for name in args.presets.split(","):
     rules = preset(name).replace(hands_per_session=1)       # first hands, as --hands 1
-    agent = {arm: f"ppo:runs/critic/{name}_{arm}/model.agent.safetensors" for arm in ("base", "priv")}
+    agent = {arm: f"ppo:{args.root}/{name}_{arm}{args.suffix}/model.agent.safetensors" for arm in ("base", "priv")}
     per_deal = {}
     for arm in ("base", "priv"):                            # each against three heuristics, the same deals
         r = run_tournament(rules, [agent[arm], "heuristic", "heuristic", "heuristic"], DEALS, seed=SEED)
         p = r.per_deal_points
         per_deal[arm] = p[:, 0] - p[:, 1:].mean(axis=1)
-        rows[f"{name} {arm} vs 3 heuristics"] = ci(per_deal[arm])
-    rows[f"{name} priv minus base (paired by deal)"] = ci(per_deal["priv"] - per_deal["base"])
+        rows[f"{name}{args.suffix} {arm} vs 3 heuristics"] = ci(per_deal[arm])
+    rows[f"{name}{args.suffix} priv minus base (paired by deal)"] = ci(per_deal["priv"] - per_deal["base"])
     r = run_tournament(rules, [agent["priv"], agent["base"], "heuristic", "heuristic"], DEALS, seed=SEED)
     p = r.per_deal_points
-    rows[f"{name} priv minus base at one table"] = ci(p[:, 0] - p[:, 1])
+    rows[f"{name}{args.suffix} priv minus base at one table"] = ci(p[:, 0] - p[:, 1])
 print(json.dumps(rows, indent=1))
