@@ -125,3 +125,32 @@ def test_pair_agents_pairs_the_specs_by_deal(capsys) -> None:
     assert out.count("| `") == 3 and "+0.000 [+0.000, +0.000]" in out
     with pytest.raises(SystemExit):
         bench.main(["--preset", "president", "--against", "random", "--specs", ";"])
+
+
+def test_belief_decisions_seeds_each_decision_and_plays_legal_moves(capsys) -> None:
+    """Each decision's moves come from its own generator (a spec given twice decides the same), are legal, and the
+    table has one row per spec."""
+    import numpy as np
+
+    bench = _load("belief_decisions")
+    spec = "search:worlds=2,actions=3,z=0"                  # z=0: the rollouts decide, so the generator matters
+    out = bench.main(["--preset", "president", "--players", "heuristic", "--games", "3", "--seed", "5",
+                      "--specs", f"{spec};{spec},belief=heuristic;{spec}"])
+    assert len(out) == 3 and all(len(draws) == 2 for draws in out)
+    assert (out[2][0] == out[0][0]).all() and (out[2][1] == out[0][1]).all()
+    rules = bench.preset("president").replace(hands_per_session=1)
+    hists, obs, legal, played, game = bench.collect(rules, "heuristic", 3, 5)
+    assert len(hists) == len(out[0][0]) > 0 and (legal.sum(axis=1) > 1).all()
+    for draws in out:
+        for moves in draws:
+            assert legal[np.arange(len(moves)), moves].all()
+    assert all(len(h) > 0 for h in hists)                   # after the hand's first play
+    agent = bench.make_agent(f"{spec},belief=heuristic", rules)
+    assert (out[1][0] != out[1][1]).any()                  # the two draws are not the same generator
+    for i in range(len(hists)):                             # decision i alone, with its generator [seed, draw, i]
+        alone = agent.act_with_history(obs[i:i + 1], legal[i:i + 1], np.random.default_rng([5, 1, i]), [hists[i]])
+        assert alone[0] == out[1][1][i]
+    text = capsys.readouterr().out
+    assert text.count("| `search:") == 3
+    with pytest.raises(SystemExit):
+        bench.main(["--preset", "president", "--players", "heuristic", "--specs", "heuristic"])
