@@ -297,18 +297,52 @@ def weigh_worlds(rules: Rules, history: PublicHistory, now: np.ndarray, proposal
     return WeightedWorlds(worlds, ll, w, fitted)
 
 
+#: how the ``n`` worlds are drawn from the weighed proposals: ``systematic`` (systematic resampling: about
+#: ``n * w`` copies of a proposal of weight ``w``, so at most about the effective number of proposals are distinct)
+#: or ``distinct`` (``n`` different proposals, drawn one after another without replacement with probability in
+#: proportion to their weight; repeats only where fewer than ``n`` proposals fit the plays)
+DRAWS = ("systematic", "distinct")
+
+
 def belief_worlds(rules: Rules, history: PublicHistory, now: np.ndarray, n: int, rng: np.random.Generator,
-                  model: PolicyModel | None, proposals: int = 256) -> State:
-    """``n`` worlds drawn by weight (systematic resampling) from :func:`weigh_worlds`' ``proposals``."""
+                  model: PolicyModel | None, proposals: int = 256, draw: str = "systematic") -> State:
+    """``n`` worlds drawn by weight (``draw``: :data:`DRAWS`) from :func:`weigh_worlds`' ``proposals``."""
     n = _check(n, "n", MAX_PROPOSALS)
+    draw = _check_draw(draw)
     ww = weigh_worlds(rules, history, now, proposals, rng, model)
-    return _resample(ww.weights, ww.worlds, n, rng.random())
+    return _resample(ww.weights, ww.worlds, n, rng.random(), draw)
 
 
-def _resample(weights: np.ndarray, worlds: State, n: int, u: float) -> State:
-    """``n`` of ``worlds`` by systematic resampling of ``weights`` from the offset ``u`` (0..1)."""
+def _check_draw(draw: object) -> str:
+    if draw not in DRAWS:
+        raise ValueError(f"draw must be one of {', '.join(DRAWS)}, got {draw!r}")
+    return str(draw)
+
+
+def _resample(weights: np.ndarray, worlds: State, n: int, u: float, draw: str = "systematic") -> State:
+    """``n`` of ``worlds`` by ``draw`` (:data:`DRAWS`) from the random number ``u`` (0..1): systematic resampling of
+    ``weights`` from the offset ``u``, or (``distinct``) the Gumbel top-``n`` of the log-weights, the Gumbel noise
+    from a generator seeded by ``u``, topped up by systematic resampling where fewer than ``n`` weights are above 0."""
+    return worlds.take(_distinct(weights, n, u) if draw == "distinct" else _systematic(weights, n, u))
+
+
+def _distinct(weights: np.ndarray, n: int, u: float) -> np.ndarray:
+    """The indices of ``n`` different draws without replacement, each in proportion to ``weights`` among those not
+    yet drawn (the Gumbel top-``n``; the noise from a generator seeded by ``u``), then systematic draws where fewer
+    than ``n`` weights are above 0."""
+    live = weights > 0
+    g = np.random.default_rng(int(u * 2.0 ** 53)).gumbel(size=weights.size)
+    keys = np.where(live, np.log(np.where(live, weights, 1.0)) + g, -np.inf)
+    top = np.argsort(-keys, kind="stable")[: min(n, int(live.sum()))]
+    if top.size < n:
+        top = np.concatenate([top, _systematic(weights, n - top.size, u)])
+    return top
+
+
+def _systematic(weights: np.ndarray, n: int, u: float) -> np.ndarray:
+    """The indices of ``n`` draws by systematic resampling of ``weights`` from the offset ``u``."""
     idx = np.searchsorted(np.cumsum(weights), (u + np.arange(n)) / n, side="right")
-    return worlds.take(np.minimum(idx, worlds.batch_size - 1))
+    return np.minimum(idx, weights.size - 1)
 
 
 def _weights(ll: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -357,24 +391,27 @@ def draw_proposals(rules: Rules, histories: list[PublicHistory], nows: np.ndarra
     return Proposals(list(histories), nows, dealt, offsets)
 
 
-def weigh_proposals(rules: Rules, drawn: list[Proposals], n: int, model: PolicyModel) -> list[State]:
+def weigh_proposals(rules: Rules, drawn: list[Proposals], n: int, model: PolicyModel,
+                    draw: str = "systematic") -> list[State]:
     """``n`` worlds a row of every :class:`Proposals` (one ``State`` each, rows in order), all rows' replays
-    stepped together: the worlds :func:`belief_worlds` gives each row alone."""
+    stepped together: the worlds :func:`belief_worlds` gives each row alone (with the same ``draw``)."""
+    draw = _check_draw(draw)
     rows = [(k, i) for k, d in enumerate(drawn) for i, u in enumerate(d.offsets) if u is not None]
     lls = histories_log_likelihood(rules, [drawn[k].histories[i] for k, i in rows],
                                    [drawn[k].dealt[i] for k, i in rows], [drawn[k].nows[i] for k, i in rows], model)
     out = [list(d.dealt) for d in drawn]
     for (k, i), ll in zip(rows, lls, strict=True):
-        out[k][i] = _resample(_weights(ll)[0], drawn[k].dealt[i], n, drawn[k].offsets[i])
+        out[k][i] = _resample(_weights(ll)[0], drawn[k].dealt[i], n, drawn[k].offsets[i], draw)
     return [State.concat(o) for o in out]
 
 
 def belief_worlds_many(rules: Rules, histories: list[PublicHistory], nows: np.ndarray, n: int,
-                       rng: np.random.Generator, model: PolicyModel, proposals: int = 256) -> State:
+                       rng: np.random.Generator, model: PolicyModel, proposals: int = 256,
+                       draw: str = "systematic") -> State:
     """:func:`belief_worlds` for several decisions (``n`` worlds each, in the order of the rows), drawn from ``rng``
     as one call a row in turn would draw them, the weighing of all rows stepped together; a row whose history is
     empty gets ``n`` uniform worlds (``worlds_from_observation``), as a search deals before the hand's first play."""
-    return weigh_proposals(rules, [draw_proposals(rules, histories, nows, n, rng, proposals)], n, model)[0]
+    return weigh_proposals(rules, [draw_proposals(rules, histories, nows, n, rng, proposals)], n, model, draw)[0]
 
 
 # --------------------------------------------------------------------------- the quality of a belief

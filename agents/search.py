@@ -41,6 +41,7 @@ from president_env.core.state import State
 from .agent_file import one_blas_thread
 from .base import Agent, PolicyAgent
 from .belief import (
+    DRAWS,
     PolicyModel,
     Proposals,
     PublicHistory,
@@ -74,6 +75,8 @@ SETTINGS: dict[str, tuple[type, object, float, float, str]] = {
                "opponents' plays this hand under the heuristic), or a network spec such as zoo:president (under it); "
                "a weighted belief needs the hand's plays (act_with_history), and deals uniformly without them"),
     "proposals": (int, 256, 1, 65536, "worlds dealt and weighed per decision for a weighted belief"),
+    "draw": (str, "systematic", 0, 0, "how a weighted belief draws its worlds from the proposals: systematic "
+             "(resampling by weight; repeats a likely world) or distinct (different proposals, by weight)"),
 }
 #: the most rollouts one decision may take (worlds x actions, or rollouts): one game state each, in memory at once
 MAX_BUDGET = 65536
@@ -122,7 +125,7 @@ class SearchAgent(Agent):
     def __init__(self, rules: Rules, worlds: int = 8, actions: int = 5, rollouts: int = 0, z: float = 1.0,
                  policy: str | Agent = "heuristic", batch: int = 4096, fallback: str | Agent = "heuristic",
                  prior: str = "heuristic", belief: str | Agent = "uniform", proposals: int = 256,
-                 name: str | None = None) -> None:
+                 draw: str = "systematic", name: str | None = None) -> None:
         super().__init__(rules)
         for key, value in (("worlds", worlds), ("actions", actions), ("rollouts", rollouts), ("z", z),
                            ("batch", batch), ("proposals", proposals)):
@@ -184,6 +187,9 @@ class SearchAgent(Agent):
             self.fallback = fallback_agent
         self.belief_name, self.belief_model = _belief(rules, belief)
         self.proposals = int(proposals)
+        if draw not in DRAWS:
+            raise ValueError(f"search setting draw={draw!r} must be one of {', '.join(DRAWS)}")
+        self.draw = draw
         self._histories: list[PublicHistory] | None = None
         self.greedy = GreedyAgent(rules)
         self.stats = SearchStats()
@@ -354,7 +360,8 @@ class SearchAgent(Agent):
         worlds a row), the worlds dealt from ``rng`` (from the weighted belief where ``hist`` gives the plays)."""
         if hist is not None and self.belief_model is not None:   # the rows' weighing stepped together
             self.stats.believed += sum(len(h) > 0 for h in hist)
-            worlds = belief_worlds_many(self.rules, hist, obs, self.worlds, rng, self.belief_model, self.proposals)
+            worlds = belief_worlds_many(self.rules, hist, obs, self.worlds, rng, self.belief_model, self.proposals,
+                                        self.draw)
         else:
             worlds = worlds_from_observation(self.rules, obs, self.worlds, rng)
         return self._plan_worlds(cands, worlds)
@@ -379,7 +386,8 @@ class SearchAgent(Agent):
             block.append(pos)
             size += sum(d.batch_size for d in drawn[-1].dealt)
             if size >= 32768 or i == len(chunks) - 1:
-                yield list(zip(block, weigh_proposals(self.rules, drawn, self.worlds, self.belief_model), strict=True))
+                yield list(zip(block, weigh_proposals(self.rules, drawn, self.worlds, self.belief_model, self.draw),
+                               strict=True))
                 block, drawn, size = [], [], 0
 
     def _plan_worlds(self, cands: list[list[int]], worlds: State) -> tuple[State, np.ndarray, np.ndarray, np.ndarray]:

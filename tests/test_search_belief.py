@@ -117,15 +117,16 @@ def _positions(rules, games: int, seed: int):
     return st, [h.copy() for h in rec.histories]
 
 
-@pytest.mark.parametrize("policy", ["heuristic", "random"])
-def test_grouped_calls_with_histories_play_as_one_call_a_group(policy):
+@pytest.mark.parametrize("policy,draw", [("heuristic", "systematic"), ("random", "systematic"),
+                                         ("heuristic", "distinct")])
+def test_grouped_calls_with_histories_play_as_one_call_a_group(policy, draw):
     """The arena's path (groups of rows, each with its generator, the weighing stepped together) gives every group
     what a call on it alone gives, whether the rollouts are stepped together (heuristic) or per group (random)."""
     rules = preset("president").replace(hands_per_session=1)
     st, hist = _positions(rules, 12, seed=21)
     obs, legal = observe(rules, st, 0), st.legal
     bounds = np.array([0, 2, 3, 6, 12])
-    spec = f"search:belief=heuristic,proposals=24,worlds=3,actions=4,z=0,policy={policy}"   # z=0: worlds decide
+    spec = f"search:belief=heuristic,proposals=24,worlds=3,actions=4,z=0,policy={policy},draw={draw}"   # z=0
     grouped = make_agent(spec, rules)
     got = grouped.act_grouped_with_history(obs, legal, [np.random.default_rng(k) for k in range(4)], bounds, hist)
     alone = make_agent(spec, rules)
@@ -138,18 +139,48 @@ def test_grouped_calls_with_histories_play_as_one_call_a_group(policy):
         grouped.act_grouped_with_history(obs, legal, [np.random.default_rng(0)], np.array([0, 12]), hist[:5])
 
 
-def test_the_rows_weighed_together_get_the_worlds_each_gets_alone():
+@pytest.mark.parametrize("draw", ["systematic", "distinct"])
+def test_the_rows_weighed_together_get_the_worlds_each_gets_alone(draw):
     from agents.belief import belief_worlds, belief_worlds_many, heuristic_model
 
     rules = preset("daifugo").replace(hands_per_session=1)
     st, hist = _positions(rules, 4, seed=8)
     hist[2] = PublicHistory()                         # a row before the hand's first play: uniform worlds
     obs, model = observe(rules, st, 0), heuristic_model(rules)
-    many = belief_worlds_many(rules, hist, obs, 5, np.random.default_rng(3), model, proposals=40)
+    many = belief_worlds_many(rules, hist, obs, 5, np.random.default_rng(3), model, proposals=40, draw=draw)
     rng = np.random.default_rng(3)
     from president_env.core.resample import worlds_from_observation
-    alone = [belief_worlds(rules, h, o, 5, rng, model, proposals=40) if len(h) else
+    alone = [belief_worlds(rules, h, o, 5, rng, model, proposals=40, draw=draw) if len(h) else
              worlds_from_observation(rules, o[None], 5, rng) for h, o in zip(hist, obs, strict=True)]
     for i, w in enumerate(alone):
         np.testing.assert_array_equal(many.hands[5 * i:5 * i + 5], w.hands)
     assert len({many.hands[5 * i:5 * i + 5].tobytes() for i in range(4)}) == 4
+
+
+def test_distinct_draws_take_different_proposals_in_proportion_to_their_weight():
+    """``draw=distinct``: n different proposals, never one of weight 0 while another is left; the first drawn is
+    drawn in proportion to the weights (the Gumbel top-1 is a draw from them); repeats only when fewer than n fit."""
+    from agents.belief import _distinct, _systematic
+
+    w = np.array([0.5, 0.0, 0.2, 0.1, 0.1, 0.05, 0.05, 0.0])
+    for u in np.linspace(0.01, 0.99, 25):
+        idx = _distinct(w, 5, float(u))
+        assert len(set(idx.tolist())) == 5 and (w[idx] > 0).all()
+    assert len(set(_systematic(w, 6, 0.5).tolist())) < 6                  # 0.5 of the weight: three copies
+    us = np.random.default_rng(0).random(4000)
+    first = np.bincount([_distinct(w, 1, float(u))[0] for u in us], minlength=w.size) / us.size
+    np.testing.assert_allclose(first, w, atol=0.03)
+    few = _distinct(w, 8, 0.3)                                              # 6 above zero: all of them, 2 repeats
+    assert set(few[:6].tolist()) == {0, 2, 3, 4, 5, 6} and (w[few] > 0).all() and few.size == 8
+
+
+def test_a_bad_draw_is_named():
+    from agents.belief import belief_worlds_many, heuristic_model
+
+    rules = preset("president")
+    with pytest.raises(ValueError, match="draw='best'"):
+        make_agent("search:belief=heuristic,draw=best", rules)
+    st, hist = _positions(rules.replace(hands_per_session=1), 2, seed=4)
+    with pytest.raises(ValueError, match="draw must be one of systematic, distinct"):
+        belief_worlds_many(rules, hist, observe(rules, st, 0), 3, np.random.default_rng(0), heuristic_model(rules),
+                           proposals=8, draw="best")
