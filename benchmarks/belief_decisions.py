@@ -12,7 +12,13 @@ decisions only as far as a belief search disagrees with the uniform one more oft
     python benchmarks/belief_decisions.py --preset president --players zoo:president --games 100 \\
         --specs "$S;$S,belief=zoo:president"
 
-Specs are separated by ``;`` (a search spec holds commas). Shares come with 95% intervals over games.
+Specs are separated by ``;`` (a search spec holds commas). Shares come with 95% intervals over games. With
+``--different N,...`` and ``--belief`` (a network spec or ``heuristic``) it first prints, at the same decisions,
+how many different worlds ``N`` worlds drawn from the weighed proposals hold under each ``draw``
+(``agents.belief.DRAWS``), and the proposals' effective number (ESS):
+
+    python benchmarks/belief_decisions.py --preset president --players zoo:president --games 30 \
+        --belief zoo:president --different 16,64 --specs "$S"
 """
 
 from __future__ import annotations
@@ -22,9 +28,20 @@ import time
 
 import numpy as np
 
-from agents.belief import HistoryRecorder, PublicHistory
+from agents.belief import (
+    DRAWS,
+    HistoryRecorder,
+    PublicHistory,
+    _distinct,
+    _systematic,
+    _weights,
+    heuristic_model,
+    history_log_likelihood,
+    network_model,
+)
 from agents.registry import make_agent
 from president_env.core import OVER, PLAY, Rules, current_player, init, observe, preset, step_inplace
+from president_env.core.resample import worlds_from_observation
 
 
 def collect(rules: Rules, players: str, games: int, seed: int) -> tuple[list[PublicHistory], np.ndarray,
@@ -67,6 +84,25 @@ def decide(rules: Rules, spec: str, hists: list[PublicHistory], obs: np.ndarray,
     return moves, time.process_time() - t0
 
 
+def different_worlds(rules: Rules, belief: str, hists: list[PublicHistory], obs: np.ndarray, ns: list[int],
+                     proposals: int, seed: int) -> dict[str, float]:
+    """Mean over the decisions of the proposals' ESS under ``belief`` and, for each ``n`` and draw, of the number of
+    different proposals among ``n`` drawn (decision ``i``'s proposals and draw from the generator ``[seed, 2, i]``)."""
+    model = heuristic_model(rules) if belief == "heuristic" else network_model(make_agent(belief, rules))
+    draw_of = {"systematic": _systematic, "distinct": _distinct}
+    sums: dict[str, float] = {"ess": 0.0} | {f"{d} {n}": 0.0 for n in ns for d in DRAWS}
+    for i, (hist, now) in enumerate(zip(hists, obs, strict=True)):
+        rng = np.random.default_rng([seed, 2, i])
+        worlds = worlds_from_observation(rules, now[None], proposals, rng)
+        w, _ = _weights(history_log_likelihood(rules, hist, worlds, now, model))
+        sums["ess"] += 1.0 / float(np.sum(w ** 2))
+        u = rng.random()
+        for n in ns:
+            for d in DRAWS:
+                sums[f"{d} {n}"] += len(np.unique(draw_of[d](w, n, u)))
+    return {k: v / max(len(hists), 1) for k, v in sums.items()}
+
+
 def share(differs: np.ndarray, game: np.ndarray, games: int) -> str:
     """The share of decisions where ``differs``, with a 95% interval over games (a ratio estimate)."""
     n = np.bincount(game, minlength=games).astype(np.float64)
@@ -85,17 +121,32 @@ def main(argv: list[str] | None = None) -> list[list[np.ndarray]]:
     ap.add_argument("--players", required=True, help="the agent whose four copies play the hands")
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--seed", type=int, default=901)
+    ap.add_argument("--belief", default="", help="with --different: the belief model (heuristic or a network spec)")
+    ap.add_argument("--different", default="", help="comma-separated numbers of worlds to count different ones of")
+    ap.add_argument("--proposals", type=int, default=256, help="with --different: proposals weighed a decision")
     args = ap.parse_args(argv)
     specs = [s.strip() for s in args.specs.split(";") if s.strip()]
     if not specs:
         ap.error("--specs: give at least one search spec")
     if args.games < 2:
         ap.error(f"--games must be at least 2, got {args.games}")
+    try:
+        ns = [int(n) for n in args.different.split(",") if n.strip()]
+    except ValueError:
+        ap.error(f"--different must be comma-separated whole numbers, got {args.different!r}")
+    if any(not 1 <= n <= args.proposals for n in ns) or (ns and not args.belief):
+        ap.error(f"--different: numbers 1..{args.proposals} (--proposals), with --belief; got {args.different!r}")
     rules = preset(args.preset).replace(hands_per_session=1)
     print(f"{args.preset}: playing {args.games} first hands of four {args.players} ...", flush=True)
     hists, obs, legal, played, game = collect(rules, args.players, args.games, args.seed)
     print(f"{args.preset}: {len(hists)} decisions of player 0 with a choice after the first play, "
           f"{args.games} first hands of four {args.players}, seed {args.seed}")
+    if ns:
+        got = different_worlds(rules, args.belief, hists, obs, ns, args.proposals, args.seed)
+        print(f"\n{args.proposals} proposals weighed by {args.belief}: ESS {got['ess']:.1f} on average; different "
+              "worlds among n drawn:\n\n| n | " + " | ".join(DRAWS) + " |\n|---:|" + "---:|" * len(DRAWS))
+        for n in ns:
+            print(f"| {n} | " + " | ".join(f"{got[f'{d} {n}']:.1f}" for d in DRAWS) + " |", flush=True)
     print("\n| spec | leaves the players' move | its two draws disagree | disagrees with the first spec | "
           "CPU ms a decision |\n|---|---|---|---|---:|")
     out: list[list[np.ndarray]] = []

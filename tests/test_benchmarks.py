@@ -152,5 +152,11 @@ def test_belief_decisions_seeds_each_decision_and_plays_legal_moves(capsys) -> N
         assert alone[0] == out[1][1][i]
     text = capsys.readouterr().out
     assert text.count("| `search:") == 3
+    got = bench.different_worlds(rules, "heuristic", hists, obs, [4, 12], 32, 5)
+    for n in (4, 12):                       # distinct draws hold at least as many different worlds, at most n
+        assert got[f"systematic {n}"] <= got[f"distinct {n}"] <= n
+    assert got["systematic 12"] < got["distinct 12"] and 1 <= got["ess"] <= 32
     with pytest.raises(SystemExit):
         bench.main(["--preset", "president", "--players", "heuristic", "--specs", "heuristic"])
+    with pytest.raises(SystemExit):                         # --different needs --belief
+        bench.main(["--preset", "president", "--players", "heuristic", "--different", "4", "--specs", spec])
