@@ -308,22 +308,24 @@ def belief_worlds(rules: Rules, history: PublicHistory, now: np.ndarray, n: int,
                   model: PolicyModel | None, proposals: int = 256, draw: str = "systematic") -> State:
     """``n`` worlds drawn by weight (``draw``: :data:`DRAWS`) from :func:`weigh_worlds`' ``proposals``."""
     n = _check(n, "n", MAX_PROPOSALS)
-    draw = _check_draw(draw)
+    draw = check_draw(draw)
     ww = weigh_worlds(rules, history, now, proposals, rng, model)
-    return _resample(ww.weights, ww.worlds, n, rng.random(), draw)
+    return ww.worlds.take(draw_indices(ww.weights, n, rng.random(), draw))
 
 
-def _check_draw(draw: object) -> str:
+def check_draw(draw: object, what: str = "draw") -> str:
+    """``draw`` if it is one of :data:`DRAWS`; otherwise ``ValueError`` naming ``what``."""
     if draw not in DRAWS:
-        raise ValueError(f"draw must be one of {', '.join(DRAWS)}, got {draw!r}")
+        raise ValueError(f"{what} must be one of {', '.join(DRAWS)}, got {draw!r}")
     return str(draw)
 
 
-def _resample(weights: np.ndarray, worlds: State, n: int, u: float, draw: str = "systematic") -> State:
-    """``n`` of ``worlds`` by ``draw`` (:data:`DRAWS`) from the random number ``u`` (0..1): systematic resampling of
-    ``weights`` from the offset ``u``, or (``distinct``) the Gumbel top-``n`` of the log-weights, the Gumbel noise
-    from a generator seeded by ``u``, topped up by systematic resampling where fewer than ``n`` weights are above 0."""
-    return worlds.take(_distinct(weights, n, u) if draw == "distinct" else _systematic(weights, n, u))
+def draw_indices(weights: np.ndarray, n: int, u: float, draw: str = "systematic") -> np.ndarray:
+    """The indices of ``n`` proposals drawn by ``draw`` (:data:`DRAWS`) from normalised ``weights`` and the random
+    number ``u`` (0..1): systematic resampling from the offset ``u``, or (``distinct``) the Gumbel top-``n`` of the
+    log-weights, the Gumbel noise from a generator seeded by ``u``, topped up by systematic resampling where fewer
+    than ``n`` weights are above 0."""
+    return _distinct(weights, n, u) if draw == "distinct" else _systematic(weights, n, u)
 
 
 def _distinct(weights: np.ndarray, n: int, u: float) -> np.ndarray:
@@ -395,13 +397,13 @@ def weigh_proposals(rules: Rules, drawn: list[Proposals], n: int, model: PolicyM
                     draw: str = "systematic") -> list[State]:
     """``n`` worlds a row of every :class:`Proposals` (one ``State`` each, rows in order), all rows' replays
     stepped together: the worlds :func:`belief_worlds` gives each row alone (with the same ``draw``)."""
-    draw = _check_draw(draw)
+    draw = check_draw(draw)
     rows = [(k, i) for k, d in enumerate(drawn) for i, u in enumerate(d.offsets) if u is not None]
     lls = histories_log_likelihood(rules, [drawn[k].histories[i] for k, i in rows],
                                    [drawn[k].dealt[i] for k, i in rows], [drawn[k].nows[i] for k, i in rows], model)
     out = [list(d.dealt) for d in drawn]
     for (k, i), ll in zip(rows, lls, strict=True):
-        out[k][i] = _resample(_weights(ll)[0], drawn[k].dealt[i], n, drawn[k].offsets[i], draw)
+        out[k][i] = drawn[k].dealt[i].take(draw_indices(_weights(ll)[0], n, drawn[k].offsets[i], draw))
     return [State.concat(o) for o in out]
 
 

@@ -41,11 +41,11 @@ from president_env.core.state import State
 from .agent_file import one_blas_thread
 from .base import Agent, PolicyAgent
 from .belief import (
-    DRAWS,
     PolicyModel,
     Proposals,
     PublicHistory,
     belief_worlds_many,
+    check_draw,
     draw_proposals,
     heuristic_model,
     network_model,
@@ -187,9 +187,7 @@ class SearchAgent(Agent):
             self.fallback = fallback_agent
         self.belief_name, self.belief_model = _belief(rules, belief)
         self.proposals = int(proposals)
-        if draw not in DRAWS:
-            raise ValueError(f"search setting draw={draw!r} must be one of {', '.join(DRAWS)}")
-        self.draw = draw
+        self.draw = check_draw(draw, "search setting draw")
         self._histories: list[PublicHistory] | None = None
         self.greedy = GreedyAgent(rules)
         self.stats = SearchStats()

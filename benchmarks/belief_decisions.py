@@ -17,7 +17,7 @@ Specs are separated by ``;`` (a search spec holds commas). Shares come with 95% 
 how many different worlds ``N`` worlds drawn from the weighed proposals hold under each ``draw``
 (``agents.belief.DRAWS``), and the proposals' effective number (ESS):
 
-    python benchmarks/belief_decisions.py --preset president --players zoo:president --games 30 \
+    python benchmarks/belief_decisions.py --preset president --players zoo:president --games 30 \\
         --belief zoo:president --different 16,64 --specs "$S"
 """
 
@@ -28,20 +28,18 @@ import time
 
 import numpy as np
 
+from agents.arena import Z95
 from agents.belief import (
     DRAWS,
     HistoryRecorder,
     PublicHistory,
-    _distinct,
-    _systematic,
-    _weights,
+    draw_indices,
     heuristic_model,
-    history_log_likelihood,
     network_model,
+    weigh_worlds,
 )
 from agents.registry import make_agent
 from president_env.core import OVER, PLAY, Rules, current_player, init, observe, preset, step_inplace
-from president_env.core.resample import worlds_from_observation
 
 
 def collect(rules: Rules, players: str, games: int, seed: int) -> tuple[list[PublicHistory], np.ndarray,
@@ -67,8 +65,9 @@ def collect(rules: Rules, players: str, games: int, seed: int) -> tuple[list[Pub
                 legal.append(one.legal[0].copy())
                 moves.append(acts[b])
                 game.append(b)
-        rec.record(st, acts, where=st.phase != OVER)
-        step_inplace(rules, st, acts, where=st.phase != OVER)
+        playing = st.phase != OVER
+        rec.record(st, acts, where=playing)
+        step_inplace(rules, st, acts, where=playing)
     return hists, np.asarray(obs), np.asarray(legal), np.asarray(moves, np.int64), np.asarray(game, np.int64)
 
 
@@ -89,17 +88,15 @@ def different_worlds(rules: Rules, belief: str, hists: list[PublicHistory], obs:
     """Mean over the decisions of the proposals' ESS under ``belief`` and, for each ``n`` and draw, of the number of
     different proposals among ``n`` drawn (decision ``i``'s proposals and draw from the generator ``[seed, 2, i]``)."""
     model = heuristic_model(rules) if belief == "heuristic" else network_model(make_agent(belief, rules))
-    draw_of = {"systematic": _systematic, "distinct": _distinct}
     sums: dict[str, float] = {"ess": 0.0} | {f"{d} {n}": 0.0 for n in ns for d in DRAWS}
     for i, (hist, now) in enumerate(zip(hists, obs, strict=True)):
         rng = np.random.default_rng([seed, 2, i])
-        worlds = worlds_from_observation(rules, now[None], proposals, rng)
-        w, _ = _weights(history_log_likelihood(rules, hist, worlds, now, model))
-        sums["ess"] += 1.0 / float(np.sum(w ** 2))
+        weighed = weigh_worlds(rules, hist, now, proposals, rng, model)
+        sums["ess"] += weighed.ess
         u = rng.random()
         for n in ns:
             for d in DRAWS:
-                sums[f"{d} {n}"] += len(np.unique(draw_of[d](w, n, u)))
+                sums[f"{d} {n}"] += len(np.unique(draw_indices(weighed.weights, n, u, d)))
     return {k: v / max(len(hists), 1) for k, v in sums.items()}
 
 
@@ -109,7 +106,7 @@ def share(differs: np.ndarray, game: np.ndarray, games: int) -> str:
     k = np.bincount(game, weights=differs.astype(np.float64), minlength=games)
     p = k.sum() / n.sum()
     resid = k - p * n                                    # the ratio estimator's per-game residuals
-    h = 1.96 * np.sqrt(games / max(games - 1, 1) * np.sum(resid ** 2)) / n.sum()
+    h = Z95 * np.sqrt(games / max(games - 1, 1) * np.sum(resid ** 2)) / n.sum()
     return f"{100 * p:.1f}% [{100 * (p - h):.1f}, {100 * (p + h):.1f}]"
 
 

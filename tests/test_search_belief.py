@@ -160,7 +160,13 @@ def test_the_rows_weighed_together_get_the_worlds_each_gets_alone(draw):
 def test_distinct_draws_take_different_proposals_in_proportion_to_their_weight():
     """``draw=distinct``: n different proposals, never one of weight 0 while another is left; the first drawn is
     drawn in proportion to the weights (the Gumbel top-1 is a draw from them); repeats only when fewer than n fit."""
-    from agents.belief import _distinct, _systematic
+    from agents.belief import draw_indices
+
+    def _distinct(w, n, u):
+        return draw_indices(w, n, u, "distinct")
+
+    def _systematic(w, n, u):
+        return draw_indices(w, n, u, "systematic")
 
     w = np.array([0.5, 0.0, 0.2, 0.1, 0.1, 0.05, 0.05, 0.0])
     for u in np.linspace(0.01, 0.99, 25):
@@ -178,7 +184,7 @@ def test_a_bad_draw_is_named():
     from agents.belief import belief_worlds_many, heuristic_model
 
     rules = preset("president")
-    with pytest.raises(ValueError, match="draw='best'"):
+    with pytest.raises(ValueError, match="search setting draw must be one of systematic, distinct, got 'best'"):
         make_agent("search:belief=heuristic,draw=best", rules)
     st, hist = _positions(rules.replace(hands_per_session=1), 2, seed=4)
     with pytest.raises(ValueError, match="draw must be one of systematic, distinct"):
