@@ -190,3 +190,14 @@ def test_a_bad_draw_is_named():
     with pytest.raises(ValueError, match="draw must be one of systematic, distinct"):
         belief_worlds_many(rules, hist, observe(rules, st, 0), 3, np.random.default_rng(0), heuristic_model(rules),
                            proposals=8, draw="best")
+
+
+def test_the_draw_setting_reaches_the_worlds():
+    """Under ``z=0`` the worlds decide: drawn as different proposals they are not the resampled ones, so some move
+    differs, while each draw replays itself."""
+    rules = preset("president").replace(hands_per_session=1)
+    spec = "search:belief=heuristic,proposals=24,worlds=6,actions=4,z=0"
+    systematic = play(rules, spec, seed=12, games=4)[0]
+    distinct = play(rules, f"{spec},draw=distinct", seed=12, games=4)[0]
+    assert distinct == play(rules, f"{spec},draw=distinct", seed=12, games=4)[0]
+    assert distinct != systematic
