@@ -14,7 +14,8 @@ sampling, then resampling by weight when plain worlds are wanted):
    it has played since), replays the hand's plays through the engine and adds, at each opponent's
    play, the log-probability the model gives that play from that opponent's observation in that
    world. A world in which a recorded play would be illegal gets weight 0.
-3. :func:`belief_worlds` draws ``n`` worlds from those by weight (systematic resampling), ready for
+3. :func:`belief_worlds` draws ``n`` worlds from those by weight (``distinct``: ``n`` different
+   proposals, without replacement; or ``systematic`` resampling, which repeats likely ones), ready for
    a search's rollouts.
 
 Models (:data:`PolicyModel`: observations and legal masks -> log-probabilities) come from
@@ -300,12 +301,13 @@ def weigh_worlds(rules: Rules, history: PublicHistory, now: np.ndarray, proposal
 #: how the ``n`` worlds are drawn from the weighed proposals: ``systematic`` (systematic resampling: about
 #: ``n * w`` copies of a proposal of weight ``w``, so at most about the effective number of proposals are distinct)
 #: or ``distinct`` (``n`` different proposals, drawn one after another without replacement with probability in
-#: proportion to their weight; repeats only where fewer than ``n`` proposals fit the plays)
+#: proportion to their weight; repeats only where fewer than ``n`` proposals fit the plays; the default: repeated
+#: worlds made the search no stronger, docs/search.md "Different worlds")
 DRAWS = ("systematic", "distinct")
 
 
 def belief_worlds(rules: Rules, history: PublicHistory, now: np.ndarray, n: int, rng: np.random.Generator,
-                  model: PolicyModel | None, proposals: int = 256, draw: str = "systematic") -> State:
+                  model: PolicyModel | None, proposals: int = 256, draw: str = "distinct") -> State:
     """``n`` worlds drawn by weight (``draw``: :data:`DRAWS`) from :func:`weigh_worlds`' ``proposals``."""
     n = _check(n, "n", MAX_PROPOSALS)
     draw = check_draw(draw)
@@ -320,7 +322,7 @@ def check_draw(draw: object, what: str = "draw") -> str:
     return str(draw)
 
 
-def draw_indices(weights: np.ndarray, n: int, u: float, draw: str = "systematic") -> np.ndarray:
+def draw_indices(weights: np.ndarray, n: int, u: float, draw: str = "distinct") -> np.ndarray:
     """The indices of ``n`` proposals drawn by ``draw`` (:data:`DRAWS`) from normalised ``weights`` and the random
     number ``u`` (0..1): systematic resampling from the offset ``u``, or (``distinct``) the Gumbel top-``n`` of the
     log-weights, the Gumbel noise from a generator seeded by ``u``, topped up by systematic resampling where fewer
@@ -394,7 +396,7 @@ def draw_proposals(rules: Rules, histories: list[PublicHistory], nows: np.ndarra
 
 
 def weigh_proposals(rules: Rules, drawn: list[Proposals], n: int, model: PolicyModel,
-                    draw: str = "systematic") -> list[State]:
+                    draw: str = "distinct") -> list[State]:
     """``n`` worlds a row of every :class:`Proposals` (one ``State`` each, rows in order), all rows' replays
     stepped together: the worlds :func:`belief_worlds` gives each row alone (with the same ``draw``)."""
     draw = check_draw(draw)
@@ -409,7 +411,7 @@ def weigh_proposals(rules: Rules, drawn: list[Proposals], n: int, model: PolicyM
 
 def belief_worlds_many(rules: Rules, histories: list[PublicHistory], nows: np.ndarray, n: int,
                        rng: np.random.Generator, model: PolicyModel, proposals: int = 256,
-                       draw: str = "systematic") -> State:
+                       draw: str = "distinct") -> State:
     """:func:`belief_worlds` for several decisions (``n`` worlds each, in the order of the rows), drawn from ``rng``
     as one call a row in turn would draw them, the weighing of all rows stepped together; a row whose history is
     empty gets ``n`` uniform worlds (``worlds_from_observation``), as a search deals before the hand's first play."""

@@ -75,8 +75,8 @@ SETTINGS: dict[str, tuple[type, object, float, float, str]] = {
                "opponents' plays this hand under the heuristic), or a network spec such as zoo:president (under it); "
                "a weighted belief needs the hand's plays (act_with_history), and deals uniformly without them"),
     "proposals": (int, 256, 1, 65536, "worlds dealt and weighed per decision for a weighted belief"),
-    "draw": (str, "systematic", 0, 0, "how a weighted belief draws its worlds from the proposals: systematic "
-             "(resampling by weight; repeats a likely world) or distinct (different proposals, by weight)"),
+    "draw": (str, "distinct", 0, 0, "how a weighted belief draws its worlds from the proposals: distinct "
+             "(different proposals, by weight) or systematic (resampling by weight; repeats a likely world)"),
 }
 #: the most rollouts one decision may take (worlds x actions, or rollouts): one game state each, in memory at once
 MAX_BUDGET = 65536
@@ -125,7 +125,7 @@ class SearchAgent(Agent):
     def __init__(self, rules: Rules, worlds: int = 8, actions: int = 5, rollouts: int = 0, z: float = 1.0,
                  policy: str | Agent = "heuristic", batch: int = 4096, fallback: str | Agent = "heuristic",
                  prior: str = "heuristic", belief: str | Agent = "uniform", proposals: int = 256,
-                 draw: str = "systematic", name: str | None = None) -> None:
+                 draw: str = "distinct", name: str | None = None) -> None:
         super().__init__(rules)
         for key, value in (("worlds", worlds), ("actions", actions), ("rollouts", rollouts), ("z", z),
                            ("batch", batch), ("proposals", proposals)):
