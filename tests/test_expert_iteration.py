@@ -241,3 +241,32 @@ def test_the_search_takes_the_networks_candidates_or_the_default_ones_after_its_
                                               np.random.default_rng(0))]
     assert first == network.act(obs, mask, np.random.default_rng(0)).tolist()
 
+
+
+def test_a_belief_search_teacher_is_handed_each_players_plays_and_deals_from_its_belief() -> None:
+    """``collect`` hands a teacher with a weighted belief each player's view of the hand's plays, so its searched
+    decisions after a hand's first play are dealt from the belief (without the plays they would all be uniform);
+    the same seed records the same decisions."""
+    rules = variant_rules("tiny")
+
+    def record(seed: int):
+        teacher = SearchAgent(rules, worlds=3, actions=2, belief="heuristic", proposals=8)
+        demos = collect(rules, teacher, 60, 0.99, seed=seed, batch_size=2)
+        return teacher, demos
+
+    teacher, demos = record(5)
+    assert len(demos.actions) >= 60 and 0 < teacher.stats.believed <= teacher.stats.searched
+    again = record(5)[1]
+    np.testing.assert_array_equal(demos.actions, again.actions)
+    np.testing.assert_array_equal(demos.obs, again.obs)
+
+
+def test_expert_iteration_takes_a_networks_belief_and_names_a_bad_one() -> None:
+    from training.hyperparams import settings_for
+
+    rules = preset("president")
+    kwargs = ex.search_settings(settings_for("president", exit_search="worlds=2,belief=zoo:president"), rules)
+    search = SearchAgent(rules, policy="heuristic", **{k: v for k, v in kwargs.items() if k != "prior"})
+    assert search.belief_model is not None and search.belief_name == "zoo:president"
+    with pytest.raises(ValueError, match="exit_search='worlds=2,belief=zoo:nothing'.*nothing"):
+        ex.search_settings(settings_for("president", exit_search="worlds=2,belief=zoo:nothing"), rules)

@@ -62,6 +62,7 @@ from tqdm import tqdm
 
 from agents.agent_file import ACTIVATIONS, FileAgent, code_version, sb3_layers, write_agent_file
 from agents.base import PolicyAgent, rules_mismatch
+from agents.registry import make_agent
 from agents.search import SearchAgent, parse_settings
 from president_env.aec_env import observation_box
 from president_env.core import Rules, n_actions
@@ -162,6 +163,9 @@ def search_settings(s: TrainSettings, rules: Rules) -> dict[str, Any]:
         if prior not in PRIORS:
             raise ValueError(f"prior={prior!r} must be policy (the network's likeliest moves are the candidates) or "
                              f"heuristic (the network's move, then greedy's, pass, the strongest, the weakest)")
+        belief = kwargs.get("belief")
+        if isinstance(belief, str) and ":" in belief:     # a network's spec (belief=zoo:president): built here
+            kwargs["belief"] = make_agent(belief, rules)
         SearchAgent(rules, **{k: v for k, v in kwargs.items() if k != "prior"})    # the ranges, checked by the agent
     except ValueError as e:
         raise ValueError(f"setting exit_search={s.exit_search!r}: {e}") from None
