@@ -72,7 +72,7 @@ from president_env.core import OVER, Rules, current_player, init, make_keys, obs
 from president_env.core.kernel.jit import njit
 
 from .base import Agent
-from .belief import HistoryRecorder
+from .belief import TableHistories, wants_history
 from .registry import make_agent
 
 Z95 = 1.959963984540054
@@ -314,8 +314,8 @@ def _play_chunk(rules: Rules, keys: np.ndarray, gidx: np.ndarray, ent_of_player:
         lut[i, cl.entrants] = True
     gens: list[dict[int, np.random.Generator]] = [{} for _ in callers]
     # a search dealing from a weighted belief is handed each row's view of the hand's plays
-    wants = [getattr(cl.agent, "belief_model", None) is not None for cl in callers]
-    recs = [HistoryRecorder(rules, p, len(gidx)) for p in range(rules.players)] if any(wants) else []
+    wants = [wants_history(cl.agent) for cl in callers]
+    histories = TableHistories(rules, len(gidx)) if any(wants) else None
     t = 0
     while True:
         B = len(gidx)
@@ -344,16 +344,16 @@ def _play_chunk(rules: Rules, keys: np.ndarray, gidx: np.ndarray, ent_of_player:
                 if gen is None:
                     gen = gens[i][d] = deal_generator(draw_keys[d, e])
                 rngs.append(gen)
-            if wants[i]:        # each row's view of the hand's plays, the groups as act_grouped takes them
-                hist = [recs[int(cur[j])].histories[j] for j in idx.tolist()]
+            if histories is not None and wants[i]:   # each row's view of the plays, the groups as act_grouped takes
+                hist = histories.views(idx, cur[idx])
                 actions[idx] = cl.agent.act_grouped_with_history(obs[idx], st.legal[idx], rngs,
                                                                  np.r_[starts, idx.size], hist)
                 continue
             actions[idx] = cl.agent.act_grouped(obs[idx], st.legal[idx], rngs, np.r_[starts, idx.size])
         t += 1
         tally.decisions += int(live.sum())
-        for rec in recs:
-            rec.record(st, actions, where=live)
+        if histories is not None:
+            histories.record(st, actions, where=live)
         step_inplace(rules, st, actions)
         ho = np.flatnonzero(st.hand_over)
         if ho.size:
@@ -372,8 +372,8 @@ def _play_chunk(rules: Rules, keys: np.ndarray, gidx: np.ndarray, ent_of_player:
             keep = np.flatnonzero(~done)
             st = st.take(keep)
             gidx, ent_of_player, done = gidx[keep], ent_of_player[keep], done[keep]
-            for rec in recs:
-                rec.keep(keep)
+            if histories is not None:
+                histories.keep(keep)
 
 
 def run_tournament(

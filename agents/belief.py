@@ -110,6 +110,34 @@ class HistoryRecorder:
             self._hand[b] = int(state.hand_no[b])
 
 
+class TableHistories:
+    """Every player's own :class:`PublicHistory` in each game of a batch (one :class:`HistoryRecorder` per player):
+    what a player that deals from a weighted belief is handed when it acts (the arena, the warm start's games)."""
+
+    def __init__(self, rules: Rules, batch_size: int) -> None:
+        self.recorders = [HistoryRecorder(rules, p, batch_size) for p in range(rules.players)]
+
+    def views(self, rows: np.ndarray, players: np.ndarray) -> list[PublicHistory]:
+        """The history of game ``rows[i]`` as player ``players[i]`` saw it, for each ``i``."""
+        return [self.recorders[int(p)].histories[int(b)] for b, p in zip(rows.tolist(), players.tolist(), strict=True)]
+
+    def record(self, state: State, actions: np.ndarray, where: np.ndarray | None = None) -> None:
+        """:meth:`HistoryRecorder.record` for every player."""
+        for rec in self.recorders:
+            rec.record(state, actions, where=where)
+
+    def keep(self, idx: np.ndarray) -> None:
+        """:meth:`HistoryRecorder.keep` for every player."""
+        for rec in self.recorders:
+            rec.keep(idx)
+
+
+def wants_history(agent: object) -> bool:
+    """Whether ``agent`` deals its worlds from a weighted belief, so must be handed the hand's plays
+    (``act_with_history``; a search with ``belief=heuristic`` or ``belief=zoo:NAME``)."""
+    return getattr(agent, "belief_model", None) is not None
+
+
 # --------------------------------------------------------------------------- policy models
 def heuristic_model(rules: Rules, eps: float = 0.5) -> PolicyModel:
     """The heuristic as a policy: its choice with probability ``1 - eps``, the other legal actions ``eps`` shared."""

@@ -19,7 +19,7 @@ from torch.nn import functional as F
 from tqdm import tqdm
 
 from agents.base import Agent
-from agents.belief import HistoryRecorder
+from agents.belief import TableHistories, wants_history
 from agents.registry import make_agent
 from president_env.core import OVER, Rules, current_player, init, n_actions, observe, step_inplace
 from president_env.core.observation import size as observation_size
@@ -71,7 +71,7 @@ def collect(rules: Rules, teacher: str | Agent, decisions: int, gamma: float, se
     A teacher that deals its worlds from a weighted belief (a search with ``belief=``) is handed each player's view
     of the hand's plays (``act_with_history``), as the arena hands it."""
     agent = teacher if isinstance(teacher, Agent) else make_agent(teacher, rules)
-    wants_history = getattr(agent, "belief_model", None) is not None
+    with_history = wants_history(agent)
     rng = np.random.default_rng(seed)
     P = rules.players
     obs_l, mask_l, act_l, ret_l = [], [], [], []
@@ -85,7 +85,7 @@ def collect(rules: Rules, teacher: str | Agent, decisions: int, gamma: float, se
         in_play: list[list[int]] = [[] for _ in range(batch_size)]  # decisions of each game's unfinished hand
         rewards: list[float] = []
         b_obs, b_mask, b_act = [], [], []
-        recs = [HistoryRecorder(rules, p, batch_size) for p in range(P)] if wants_history else []
+        histories = TableHistories(rules, batch_size) if with_history else None
         while not (st.phase == OVER).all():
             if deadline is not None and time.time() > deadline:
                 timed_out = True
@@ -95,13 +95,11 @@ def collect(rules: Rules, teacher: str | Agent, decisions: int, gamma: float, se
             obs = observe(rules, st, who)[live]
             mask = st.legal[live]
             acts = np.zeros(batch_size, dtype=np.int64)
-            if recs:                # each player's own view of the hand's plays, never the hidden hands
-                hist = [recs[int(who[b])].histories[b] for b in live.tolist()]
-                acts[live] = agent.act_with_history(obs, mask, rng, hist)
+            if histories is not None:       # each player's own view of the hand's plays, never the hidden hands
+                acts[live] = agent.act_with_history(obs, mask, rng, histories.views(live, who[live]))
+                histories.record(st, acts, where=st.phase != OVER)
             else:
                 acts[live] = agent.act(obs, mask, rng)
-            for rec in recs:
-                rec.record(st, acts, where=st.phase != OVER)
             if privileged:
                 from training.privileged import privileged_observation
 
